@@ -1,0 +1,5 @@
+import sys
+
+from dicekeeper.cli import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""Sub-commands of the dicekeeper command line, one module per area."""

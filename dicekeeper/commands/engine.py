@@ -1,0 +1,1 @@
+"""`dicekeeper rules`, `score`, `odds`: the rules engine on the command line."""

@@ -1,0 +1,104 @@
+"""The dice vocabulary: faces, throws and keeps as immutable values."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import IntEnum
+
+from scorekeeper.errors import DiceError
+
+Counts = tuple[int, int, int, int, int, int]
+"""How many dice show each face: index 0 counts the 1s, index 5 the 6s."""
+
+
+class Face(IntEnum):
+    ONE = 1
+    TWO = 2
+    THREE = 3
+    FOUR = 4
+    FIVE = 5
+    SIX = 6
+
+
+def parse_face(value: object) -> int:
+    """One face as an int 1..6; a string such as "4" is accepted, anything else is a DiceError."""
+    if isinstance(value, bool):
+        raise DiceError(f"a die face must be a whole number from 1 to 6, not {value!r}")
+    if isinstance(value, str):
+        text = value.strip()
+        if not text.isdigit():
+            raise DiceError(f"a die face must be a whole number from 1 to 6, not {value!r}")
+        value = int(text)
+    if not isinstance(value, int):
+        raise DiceError(f"a die face must be a whole number from 1 to 6, not {value!r}")
+    if not 1 <= value <= 6:
+        raise DiceError(f"a die face must be from 1 to 6, not {value}")
+    return int(value)
+
+
+def parse_faces(values: Iterable[object], max_dice: int | None = None) -> tuple[int, ...]:
+    """Faces as a tuple of ints, checked one by one and, when given, against the number of dice."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise DiceError(f"dice must be a list of faces, not {values!r}")
+    faces = tuple(parse_face(v) for v in values)
+    if not faces:
+        raise DiceError("no dice given")
+    if max_dice is not None and len(faces) > max_dice:
+        raise DiceError(f"{len(faces)} dice given, but the game is played with {max_dice}")
+    return faces
+
+
+def counts_of(faces: Iterable[int]) -> Counts:
+    c = [0, 0, 0, 0, 0, 0]
+    for f in faces:
+        c[f - 1] += 1
+    return (c[0], c[1], c[2], c[3], c[4], c[5])
+
+
+def faces_of(counts: Counts) -> tuple[int, ...]:
+    """The sorted faces of a count vector."""
+    return tuple(face for face, n in enumerate(counts, start=1) for _ in range(n))
+
+
+@dataclass(frozen=True)
+class Throw:
+    """The faces of one throw, in the order they were read."""
+
+    faces: tuple[int, ...]
+
+    def __init__(self, faces: Iterable[object]) -> None:
+        object.__setattr__(self, "faces", parse_faces(faces))
+
+    @property
+    def counts(self) -> Counts:
+        return counts_of(self.faces)
+
+    def __len__(self) -> int:
+        return len(self.faces)
+
+    def __iter__(self):
+        return iter(self.faces)
+
+    def __repr__(self) -> str:
+        return f"Throw({', '.join(map(str, self.faces))})"
+
+
+@dataclass(frozen=True, order=True)
+class Keep:
+    """Dice set aside from one throw (sorted faces), what they score, and whether they win at once."""
+
+    dice: tuple[int, ...]
+    points: int
+    instant_win: bool = False
+
+    @property
+    def counts(self) -> Counts:
+        return counts_of(self.dice)
+
+    def to_dict(self) -> dict[str, object]:
+        return {"dice": list(self.dice), "points": self.points, "instant_win": self.instant_win}
+
+    def __repr__(self) -> str:
+        win = ", instant_win=True" if self.instant_win else ""
+        return f"Keep({list(self.dice)}, points={self.points}{win})"

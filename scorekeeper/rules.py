@@ -1,0 +1,205 @@
+"""Rulesets: every variant is data, one immutable value of knobs, with presets looked up by name."""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from scorekeeper.errors import RulesError
+
+KINDS = ("doubling", "per-face", "flat", "triples")
+INSTANT_WIN = ("none", "six-ones", "six-of-a-kind")
+HOT_DICE = ("must-roll", "may-roll")
+FINISH = ("immediate", "last-chance", "complete-round")
+
+# Whole-throw combinations: a points value, or None when the ruleset does not use them.
+COMBINATIONS = ("three_pairs", "straight", "small_straight", "full_house", "two_triplets")
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """One variant of Dice 10,000. Knob names are the command line's `--set KEY=VALUE` keys."""
+
+    name: str = "custom"
+    dice: int = 6
+    target: int = 10000
+    target_strict: bool = False
+    kinds: str = "doubling"
+    three_pairs: int | None = None
+    four_and_pair: bool = False
+    straight: int | None = None
+    small_straight: int | None = None
+    full_house: int | None = None
+    two_triplets: int | None = None
+    instant_win: str = "none"
+    entry: int = 0
+    piggyback: bool = False
+    hot_dice: str = "may-roll"
+    finish: str = "immediate"
+    three_farkle_penalty: int = 0
+
+    def __post_init__(self) -> None:
+        _check(self.dice in (5, 6), f"dice must be 5 or 6, not {self.dice!r}")
+        _check(_is_int(self.target) and self.target > 0, f"target must be a positive whole number, not {self.target!r}")
+        _check(self.kinds in KINDS, f"kinds must be one of {', '.join(KINDS)}, not {self.kinds!r}")
+        _check(self.instant_win in INSTANT_WIN, f"instant_win must be one of {', '.join(INSTANT_WIN)}, not {self.instant_win!r}")
+        _check(self.hot_dice in HOT_DICE, f"hot_dice must be one of {', '.join(HOT_DICE)}, not {self.hot_dice!r}")
+        _check(self.finish in FINISH, f"finish must be one of {', '.join(FINISH)}, not {self.finish!r}")
+        _check(_is_int(self.entry) and self.entry >= 0, f"entry must be a whole number >= 0, not {self.entry!r}")
+        _check(_is_int(self.three_farkle_penalty) and self.three_farkle_penalty >= 0,
+               f"three_farkle_penalty must be a whole number >= 0, not {self.three_farkle_penalty!r}")
+        for key in COMBINATIONS:
+            value = getattr(self, key)
+            _check(value is None or (_is_int(value) and value > 0), f"{key} must be a positive number of points or off, not {value!r}")
+        for key in ("target_strict", "four_and_pair", "piggyback"):
+            _check(isinstance(getattr(self, key), bool), f"{key} must be true or false, not {getattr(self, key)!r}")
+
+    def replace(self, **changes: Any) -> Ruleset:
+        """A copy with some knobs changed; the name becomes "<name>+" unless given."""
+        unknown = sorted(set(changes) - set(knob_names()) - {"name"})
+        if unknown:
+            raise RulesError(f"unknown knob {unknown[0]!r}; known knobs: {', '.join(knob_names())}")
+        if "name" not in changes and any(getattr(self, k) != v for k, v in changes.items()):
+            changes["name"] = self.name if self.name.endswith("+") else f"{self.name}+"
+        return dataclasses.replace(self, **changes)
+
+    def with_settings(self, settings: Mapping[str, object]) -> Ruleset:
+        """Apply `KEY=VALUE` style settings whose values may still be strings."""
+        return self.replace(**{key: parse_knob(key, value) for key, value in settings.items()})
+
+    def knobs(self) -> dict[str, object]:
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "name"}
+
+    def to_dict(self) -> dict[str, object]:
+        return {"name": self.name, **self.knobs()}
+
+    def is_reached(self, score: int) -> bool:
+        return score > self.target if self.target_strict else score >= self.target
+
+    def __repr__(self) -> str:
+        base = PRESETS.get(self.name.rstrip("+"), Ruleset())
+        diff = ", ".join(f"{k}={v!r}" for k, v in self.knobs().items() if getattr(base, k) != v)
+        return f"Ruleset({self.name!r}{', ' + diff if diff else ''})"
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check(ok: bool, message: str) -> None:
+    if not ok:
+        raise RulesError(message)
+
+
+def knob_names() -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(Ruleset) if f.name != "name")
+
+
+_TRUE = {"true", "yes", "on", "1"}
+_FALSE = {"false", "no", "off", "0"}
+_OFF = {"off", "none", "no", "false", "0", ""}
+
+
+def parse_knob(key: str, value: object) -> object:
+    """A knob's value from text (the command line, a form) or from JSON/TOML, checked for its kind."""
+    if key not in knob_names():
+        raise RulesError(f"unknown knob {key!r}; known knobs: {', '.join(knob_names())}")
+    field_type = {f.name: f.type for f in dataclasses.fields(Ruleset)}[key]
+    text = value.strip().lower() if isinstance(value, str) else None
+    if field_type == "bool":
+        if isinstance(value, bool):
+            return value
+        if text in _TRUE:
+            return True
+        if text in _FALSE:
+            return False
+        raise RulesError(f"{key} must be true or false, not {value!r}")
+    if field_type == "int | None":
+        if value is None or value is False or text in _OFF:
+            return None
+        return _parse_int(key, value)
+    if field_type == "int":
+        return _parse_int(key, value)
+    if not isinstance(value, str):
+        raise RulesError(f"{key} must be text, not {value!r}")
+    return text
+
+
+def _parse_int(key: str, value: object) -> int:
+    if _is_int(value):
+        return int(value)  # type: ignore[arg-type]
+    if isinstance(value, str):
+        text = value.strip().replace("_", "").replace(",", "")
+        if text.isdigit():
+            return int(text)
+    raise RulesError(f"{key} must be a whole number, not {value!r}")
+
+
+PRESETS: dict[str, Ruleset] = {
+    r.name: r
+    for r in (
+        Ruleset(name="family", dice=5, kinds="doubling", three_pairs=750, straight=1500,
+                instant_win="six-ones", entry=0, hot_dice="may-roll", finish="immediate"),
+        Ruleset(name="farke", dice=6, kinds="doubling", three_pairs=750, straight=1500,
+                instant_win="six-ones", entry=750, hot_dice="may-roll", finish="immediate"),
+        Ruleset(name="tenthousand", dice=6, kinds="per-face", three_pairs=1000, straight=1500,
+                entry=500, hot_dice="must-roll", finish="complete-round"),
+        Ruleset(name="wikipedia", dice=6, kinds="doubling", three_pairs=750, straight=2000,
+                instant_win="six-of-a-kind", entry=550, piggyback=True, hot_dice="may-roll",
+                finish="last-chance"),
+        Ruleset(name="zilch", dice=6, kinds="doubling", three_pairs=1000, straight=3000, entry=500,
+                piggyback=True, hot_dice="must-roll", finish="last-chance", target_strict=True),
+        Ruleset(name="stone", dice=6, kinds="triples", three_pairs=1500, four_and_pair=True,
+                straight=3000, entry=0, hot_dice="may-roll", finish="immediate"),
+        Ruleset(name="farkle", dice=6, kinds="flat", three_pairs=1500, four_and_pair=True,
+                straight=1500, two_triplets=2500, entry=500, hot_dice="must-roll",
+                finish="last-chance", three_farkle_penalty=1000),
+    )
+}
+
+HOUSE_RULES: dict[str, dict[str, object]] = {
+    "greed": {"entry": 1000},
+    "amish": {"piggyback": True},
+    "alternative-sets": {"small_straight": 1000, "full_house": 750},
+}
+"""House rules named in the rule texts, as knob settings to lay over any preset."""
+
+
+def preset(name: str) -> Ruleset:
+    """The preset called `name`; an unknown name lists the known ones."""
+    try:
+        return PRESETS[name.strip().lower()]
+    except (KeyError, AttributeError):
+        raise RulesError(f"unknown rules {name!r}; known presets: {', '.join(PRESETS)}") from None
+
+
+def house_rule(name: str) -> dict[str, object]:
+    try:
+        return dict(HOUSE_RULES[name.strip().lower()])
+    except KeyError:
+        raise RulesError(f"unknown house rule {name!r}; known: {', '.join(HOUSE_RULES)}") from None
+
+
+def ruleset_from_toml(text: str) -> Ruleset:
+    """A ruleset from TOML: an optional `preset = NAME` (default `family`) plus any knobs.
+
+    The knobs may stand at the top level or in a `[rules]` table.
+    """
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesError(f"not valid TOML: {exc}") from None
+    table = data.get("rules", data)
+    if not isinstance(table, dict):
+        raise RulesError("the [rules] entry must be a table")
+    table = dict(table)
+    base = preset(str(table.pop("preset", "family")))
+    name = table.pop("name", None)
+    houses = table.pop("house", [])
+    for house in [houses] if isinstance(houses, str) else houses:
+        table = {**house_rule(house), **table}
+    rules = base.with_settings(table)
+    return rules.replace(name=str(name)) if name else rules

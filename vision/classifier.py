@@ -1,0 +1,70 @@
+"""The die-face classifier: a small ONNX network run with onnxruntime on die crops.
+
+`predict` returns, per box, seven probabilities: faces 1..6 then "not a die face".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from vision.crops import CROP_SIZE, crop_dice
+from vision.types import DieBox
+
+N_CLASSES = 7
+NOT_A_DIE = 6  # column of "not a die face"
+MODEL_NAME = "die_face.onnx"
+
+
+class ModelError(Exception):
+    """The model file is missing, unreadable or not the network this code expects."""
+
+
+def default_model_path() -> Path:
+    """The shipped model: inside the installed package, else `models/` of a source checkout."""
+    installed = resources.files("vision").joinpath("models", MODEL_NAME)
+    if installed.is_file():
+        return Path(str(installed))
+    return Path(__file__).resolve().parent.parent / "models" / MODEL_NAME
+
+
+class DieFaceClassifier:
+    def __init__(self, model_path: str | Path, threads: int = 1) -> None:
+        import onnxruntime as ort
+
+        path = Path(model_path)
+        if not path.is_file():
+            raise ModelError(f"die-face model not found: {path}")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 4  # our own message says what went wrong
+        try:
+            self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises several unrelated types for a bad file
+            raise ModelError(f"cannot load die-face model {path}: {str(exc).splitlines()[0]}") from None
+        inputs, outputs = self._session.get_inputs(), self._session.get_outputs()
+        if len(inputs) != 1 or inputs[0].shape[1:] != [3, CROP_SIZE, CROP_SIZE] or outputs[0].shape[-1] != N_CLASSES:
+            raise ModelError(f"{path} is not a die-face model (input {inputs[0].shape}, output {outputs[0].shape})")
+        self._input = inputs[0].name
+        self.path = path
+
+    def predict(self, frame_bgr: np.ndarray, boxes: Sequence[DieBox]) -> np.ndarray:
+        """(N, 7) float32 probabilities: columns 0..5 are faces 1..6, column 6 "not a die face"."""
+        if len(boxes) == 0:
+            return np.zeros((0, N_CLASSES), np.float32)
+        return self.predict_crops(crop_dice(frame_bgr, boxes))
+
+    def predict_crops(self, crops: np.ndarray) -> np.ndarray:
+        """Probabilities for (N, 32, 32, 3) uint8 BGR crops cut with `vision.crops.crop_die`."""
+        batch = np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
+        (probabilities,) = self._session.run(None, {self._input: batch})
+        return np.asarray(probabilities, np.float32)
+
+
+def load_default_classifier(threads: int = 1) -> DieFaceClassifier:
+    """The model shipped with dicekeeper; raises `ModelError` if it is missing or broken."""
+    return DieFaceClassifier(default_model_path(), threads=threads)

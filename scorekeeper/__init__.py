@@ -19,11 +19,11 @@ from scorekeeper.errors import (
 from scorekeeper.events import Banked, Corrected, Event, Kept, Piggybacked, Thrown, Undone, event_from_dict
 from scorekeeper.game import Game, GameState, PlayerState, ThrowRecord, TurnRecord
 from scorekeeper.odds import ThrowOdds, odds, throw_odds
-from scorekeeper.rules import HOUSE_RULES, PRESETS, Ruleset, house_rule, knob_names, preset, ruleset_from_toml
+from scorekeeper.rules import DEFAULT_PRESET, HOUSE_RULES, PRESETS, Ruleset, house_rule, knob_names, preset, ruleset_from_toml
 from scorekeeper.scoring import is_farkle, is_legal_keep, legal_keeps, score
 
 __all__ = [
-    "Banked", "Corrected", "DiceError", "Event", "Face", "Game", "GameOver", "GameState", "HOUSE_RULES",
+    "Banked", "Corrected", "DEFAULT_PRESET", "DiceError", "Event", "Face", "Game", "GameOver", "GameState", "HOUSE_RULES",
     "IllegalAction", "IllegalBank", "IllegalKeep", "IllegalPiggyback", "IllegalThrow", "Keep", "Kept",
     "NothingToUndo", "PRESETS", "Piggybacked", "PlayerState", "Ruleset", "RulesError", "ScorekeeperError",
     "Throw", "ThrowOdds", "ThrowRecord", "Thrown", "TurnRecord", "Undone", "event_from_dict", "house_rule",

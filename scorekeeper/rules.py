@@ -168,6 +168,10 @@ HOUSE_RULES: dict[str, dict[str, object]] = {
 """House rules named in the rule texts, as knob settings to lay over any preset."""
 
 
+DEFAULT_PRESET = "farkle"
+"""The preset used where none is named: the common modern chart."""
+
+
 def preset(name: str) -> Ruleset:
     """The preset called `name`; an unknown name lists the known ones."""
     try:
@@ -184,7 +188,7 @@ def house_rule(name: str) -> dict[str, object]:
 
 
 def ruleset_from_toml(text: str) -> Ruleset:
-    """A ruleset from TOML: an optional `preset = NAME` (default `family`) plus any knobs.
+    """A ruleset from TOML: an optional `preset = NAME` (default `farkle`) plus any knobs.
 
     The knobs may stand at the top level or in a `[rules]` table.
     """
@@ -196,7 +200,7 @@ def ruleset_from_toml(text: str) -> Ruleset:
     if not isinstance(table, dict):
         raise RulesError("the [rules] entry must be a table")
     table = dict(table)
-    base = preset(str(table.pop("preset", "family")))
+    base = preset(str(table.pop("preset", DEFAULT_PRESET)))
     name = table.pop("name", None)
     houses = table.pop("house", [])
     for house in [houses] if isinstance(houses, str) else houses:

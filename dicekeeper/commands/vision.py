@@ -1,0 +1,188 @@
+"""`dicekeeper read`, `eval`, `bench`: the dice reader on photos and labelled sets."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+
+from dicekeeper.cli import CliError
+from vision.evaluate import Evaluation
+from vision.images import ImageError, downscale, load_image
+from vision.labels import LabelError, LabelledDie, load_labelled_set
+from vision.reader import MODES, DiceReader
+from vision.types import DieReading
+
+
+def _max_side(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of pixels: {text!r}") from None
+    if value < 0 or 0 < value < 64:
+        raise argparse.ArgumentTypeError("must be 0 (full size) or at least 64 pixels")
+    return value
+
+
+def _reader(mode: str) -> DiceReader:
+    """A reader for the mode; "combined" falls back to pips alone when no classifier loads."""
+    if mode == "pips":
+        return DiceReader(mode="pips")
+    try:
+        from vision.classifier import load_default_classifier
+
+        classifier = load_default_classifier()
+    except Exception as exc:  # missing module or model file: one line, never a traceback
+        if mode == "combined":
+            return DiceReader(mode="combined")
+        raise CliError(f"--mode classifier needs the die-face classifier, which cannot be loaded: {exc}") from None
+    return DiceReader(classifier, mode=mode)  # type: ignore[arg-type]
+
+
+def reading_json(reading: DieReading, scale: float) -> dict[str, Any]:
+    """One reading in the original image's pixels (`scale` is the factor the image was shrunk by)."""
+    box = reading.box.scaled(1.0 / scale)
+    return {
+        "value": reading.value,
+        "box": [round(v, 1) for v in box.bounds()],
+        "center": [round(box.cx, 1), round(box.cy, 1)],
+        "confidence": reading.confidence,
+        "method": reading.method,
+    }
+
+
+def cmd_read(args: argparse.Namespace) -> int:
+    reader = _reader(args.mode)
+    if args.annotate:
+        os.makedirs(args.annotate, exist_ok=True)
+    failed = 0
+    for path in args.images:
+        try:
+            image = load_image(path)
+        except ImageError as exc:
+            print(f"dicekeeper read: {exc}", file=sys.stderr)
+            failed += 1
+            continue
+        frame, scale = downscale(image, args.max_side)
+        start = time.perf_counter()
+        readings = reader.read(frame)
+        ms = (time.perf_counter() - start) * 1000.0
+        dice = [reading_json(r, scale) for r in readings]
+        if args.json:
+            record = {"image": path, "width": image.shape[1], "height": image.shape[0], "dice": dice, "ms": round(ms, 1)}
+            print(json.dumps(record), flush=True)
+        else:
+            values = " ".join(str(d["value"]) for d in sorted(dice, key=lambda d: d["center"][0])) or "no dice"
+            print(f"{path}: {values}  ({len(dice)} dice, {ms:.1f} ms)", flush=True)
+        if args.annotate:
+            from vision.annotate import annotate
+
+            full = [r.__class__(r.value, r.box.scaled(1.0 / scale), r.confidence, r.method) for r in readings]
+            target = Path(args.annotate) / (Path(path).stem + ".jpg")
+            if not cv2.imwrite(str(target), annotate(image, full)):
+                print(f"dicekeeper read: {target}: cannot write the annotated image", file=sys.stderr)
+                failed += 1
+    return 1 if failed else 0
+
+
+def evaluate_set(dataset: str, split: str | None, max_side: int, reader: DiceReader) -> Evaluation:
+    """Read every labelled image of the set and score it."""
+    evaluation = Evaluation()
+    splits = split.split(",") if split else [None]
+    for name in splits:
+        for item in load_labelled_set(dataset, name):
+            try:
+                image = load_image(item.path)
+            except ImageError as exc:
+                print(f"dicekeeper eval: {exc}", file=sys.stderr)
+                continue
+            frame, scale = downscale(image, max_side)
+            labels = [LabelledDie(d.value, tuple(v * scale for v in d.box)) for d in item.dice]  # type: ignore[misc]
+            start = time.perf_counter()
+            readings = reader.read(frame)
+            evaluation.add(readings, labels, (time.perf_counter() - start) * 1000.0)
+    return evaluation
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    reader = _reader(args.mode)
+    try:
+        evaluation = evaluate_set(args.dataset, args.split, args.max_side, reader)
+    except LabelError as exc:
+        raise CliError(str(exc)) from None
+    summary = evaluation.summary()
+    if args.json:
+        print(json.dumps({**summary, "confusion": evaluation.confusion, "false_by_value": evaluation.false_values}))
+        return 0
+    print(f"{args.dataset} [{args.split or 'all'}] at --max-side {args.max_side}, mode {args.mode}")
+    print(f"images {summary['images']}, labelled dice {summary['labelled_dice']}, reported {summary['reported_dice']}")
+    for key in ("accuracy", "precision", "recall", "exact_throws"):
+        print(f"{key:<13} {summary[key] * 100:6.2f} %")
+    print(f"{'ms/image':<13} {summary['ms_per_image']:6.1f}")
+    print("confusion (rows: labelled value; columns: read value, - = not found)")
+    print("      -    1    2    3    4    5    6")
+    for value, row in enumerate(evaluation.confusion, start=1):
+        print(f"{value} " + "".join(f"{n:5d}" for n in row))
+    print("  +  " + "".join(f"{n:5d}" for n in evaluation.false_values) + "   (reported where no die is)")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from vision.synthetic import draw_table  # drawn test scene: a 1280x720 frame with six dice
+
+    cv2.setNumThreads(args.threads)
+    frame = draw_table(width=1280, height=720, values=(1, 2, 3, 4, 5, 6), seed=3)
+    reader = _reader(args.mode)
+    reader.read(frame)
+    times = []
+    for _ in range(args.repeat):
+        start = time.perf_counter()
+        reader.read(frame)
+        times.append((time.perf_counter() - start) * 1000.0)
+    print(f"1280x720, six dice, {args.repeat} reads on {args.threads} thread(s): "
+          f"median {statistics.median(times):.2f} ms, min {min(times):.2f} ms, max {max(times):.2f} ms")
+    return 0
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    read = subparsers.add_parser("read", help="read the dice in photos", description="Read the dice in photos.")
+    read.add_argument("images", nargs="+", metavar="IMAGE")
+    read.add_argument("--json", action="store_true", help="one JSON line per image")
+    read.add_argument("--max-side", type=_max_side, default=1280, metavar="PX",
+                      help="shrink images to this long side before reading (0: full size; default 1280)")
+    read.add_argument("--annotate", metavar="DIR", help="write a copy of each image with the readings drawn")
+    read.add_argument("--mode", choices=MODES, default="combined", help="who decides the values (default combined)")
+    read.set_defaults(func=cmd_read)
+
+    evaluate = subparsers.add_parser("eval", help="score the reader on a labelled photo set",
+                                     description="Score the reader on a YOLO or Pascal VOC labelled set.")
+    evaluate.add_argument("dataset", metavar="DATASET")
+    evaluate.add_argument("--split", default=None, metavar="NAME",
+                          help="split(s) to read, comma-separated (default: val,test if present)")
+    evaluate.add_argument("--max-side", type=_max_side, default=1280, metavar="PX")
+    evaluate.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    evaluate.add_argument("--mode", choices=MODES, default="combined")
+    evaluate.set_defaults(func=cmd_eval)
+
+    bench = subparsers.add_parser("bench", help="time the reader on a drawn 1280x720 frame with six dice")
+    bench.add_argument("--repeat", type=_positive, default=200)
+    bench.add_argument("--threads", type=_positive, default=1, help="OpenCV threads (default 1)")
+    bench.add_argument("--mode", choices=MODES, default="pips")
+    bench.set_defaults(func=cmd_bench)

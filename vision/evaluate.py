@@ -1,0 +1,100 @@
+"""Scoring readings against labelled dice: matching, accuracy, precision, recall, confusion."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from vision.labels import LabelledDie
+from vision.types import DieReading
+
+
+def match(readings: Sequence[DieReading], labels: Sequence[LabelledDie]) -> list[tuple[int, int]]:
+    """Pairs (reading index, label index), nearest first, where the reading's centre lies
+    within half a die of the label's centre (the die is the label box's shorter side)."""
+    pairs = []
+    for i, reading in enumerate(readings):
+        for j, label in enumerate(labels):
+            x0, y0, x1, y1 = label.box
+            reach = 0.5 * min(x1 - x0, y1 - y0)
+            gap = float(np.hypot(reading.box.cx - label.center[0], reading.box.cy - label.center[1]))
+            if gap <= reach:
+                pairs.append((gap, i, j))
+    pairs.sort()
+    used_readings: set[int] = set()
+    used_labels: set[int] = set()
+    matched = []
+    for _, i, j in pairs:
+        if i in used_readings or j in used_labels:
+            continue
+        used_readings.add(i)
+        used_labels.add(j)
+        matched.append((i, j))
+    return matched
+
+
+@dataclass
+class ImageScore:
+    labelled: int
+    reported: int
+    found: int  # labelled dice matched by a reading
+    right: int  # of those, with the right value
+    ms: float
+
+    @property
+    def exact(self) -> bool:
+        return self.right == self.labelled == self.reported
+
+
+@dataclass
+class Evaluation:
+    """Totals over a labelled set. `confusion[label - 1][read]`: read 0 means not found."""
+
+    images: list[ImageScore] = field(default_factory=list)
+    confusion: list[list[int]] = field(default_factory=lambda: [[0] * 7 for _ in range(6)])
+    false_values: list[int] = field(default_factory=lambda: [0] * 6)  # readings with no die, by value
+
+    def add(self, readings: Sequence[DieReading], labels: Sequence[LabelledDie], ms: float) -> ImageScore:
+        pairs = match(readings, labels)
+        right = 0
+        for i, j in pairs:
+            value = readings[i].value
+            self.confusion[labels[j].value - 1][value] += 1
+            right += value == labels[j].value
+        matched_labels = {j for _, j in pairs}
+        for j, label in enumerate(labels):
+            if j not in matched_labels:
+                self.confusion[label.value - 1][0] += 1
+        matched_readings = {i for i, _ in pairs}
+        for i, reading in enumerate(readings):
+            if i not in matched_readings:
+                self.false_values[reading.value - 1] += 1
+        score = ImageScore(len(labels), len(readings), len(pairs), right, ms)
+        self.images.append(score)
+        return score
+
+    @property
+    def labelled(self) -> int:
+        return sum(s.labelled for s in self.images)
+
+    @property
+    def reported(self) -> int:
+        return sum(s.reported for s in self.images)
+
+    def summary(self) -> dict[str, float | int]:
+        labelled, reported = self.labelled, self.reported
+        found = sum(s.found for s in self.images)
+        right = sum(s.right for s in self.images)
+        count = len(self.images)
+        return {
+            "images": count,
+            "labelled_dice": labelled,
+            "reported_dice": reported,
+            "accuracy": right / labelled if labelled else 0.0,
+            "precision": found / reported if reported else 0.0,
+            "recall": found / labelled if labelled else 0.0,
+            "exact_throws": sum(s.exact for s in self.images) / count if count else 0.0,
+            "ms_per_image": sum(s.ms for s in self.images) / count if count else 0.0,
+        }

@@ -1,0 +1,184 @@
+"""Finding dice candidates: segment what differs from the table, measure the frame's die size."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.types import DieBox
+
+# The table is estimated at this many pixels on the long side, with a median filter wide
+# enough (about a quarter of the frame) to wipe out dice yet follow shading and tray edges.
+_BACKGROUND_SIDE = 160
+_BACKGROUND_KERNEL = 31
+
+
+@dataclass(frozen=True)
+class FindSettings:
+    """How different from the table a pixel must be, and what a die-shaped region looks like."""
+
+    # Shadows change mostly lightness, dice change colour too: lightness counts for less.
+    lightness_weight: float = 0.4
+    min_difference: float = 20.0
+    min_fill: float = 0.6  # region area / its rotated rectangle's area
+    max_aspect: float = 1.6  # long side / short side of a single die's rectangle
+    min_side_px: float = 10.0  # smaller regions are noise at any scale we read
+    # A region is split where it narrows below this fraction of the die size (dice vs walls).
+    core_fraction: float = 0.3
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A region that may be one die: its rotated box, pixel mask and how it stands out."""
+
+    box: DieBox
+    mask: np.ndarray  # uint8 0/255 of the region, placed at `origin` in the frame
+    origin: tuple[int, int]  # (x, y) of the mask's top-left corner in the frame
+    contrast: float  # median difference of the region from the table
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """Every candidate of one frame and the die size measured on it (side of a die, pixels)."""
+
+    items: tuple[Candidate, ...]
+    die_size: float
+
+
+def table_difference(frame_bgr: np.ndarray, lightness_weight: float = 0.4) -> np.ndarray:
+    """Per-pixel weighted Lab distance (float32) between the frame and a smooth table estimate."""
+    height, width = frame_bgr.shape[:2]
+    factor = _BACKGROUND_SIDE / max(height, width)
+    small = cv2.resize(
+        frame_bgr,
+        (max(8, round(width * factor)), max(8, round(height * factor))),
+        interpolation=cv2.INTER_AREA,
+    )
+    kernel = min(_BACKGROUND_KERNEL, (min(small.shape[:2]) // 2) * 2 - 1)
+    table = cv2.resize(cv2.medianBlur(small, kernel), (width, height), interpolation=cv2.INTER_LINEAR)
+    lab = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2LAB)
+    table_lab = cv2.cvtColor(table, cv2.COLOR_BGR2LAB)
+    diff = cv2.subtract(lab, table_lab, dtype=cv2.CV_32F)
+    lightness, a, b = cv2.split(diff)
+    return cv2.sqrt(lightness * lightness * lightness_weight**2 + a * a + b * b)
+
+
+def _fill_small_holes(mask: np.ndarray, max_hole_area: float) -> np.ndarray:
+    """Fill holes in the mask's regions (a white die's face inside its outline), but not a tray."""
+    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if hierarchy is None:
+        return mask
+    filled = mask.copy()
+    holes = [c for c, h in zip(contours, hierarchy[0]) if h[3] >= 0 and cv2.contourArea(c) < max_hole_area]
+    cv2.drawContours(filled, holes, -1, 255, thickness=cv2.FILLED)
+    return filled
+
+
+def _shape(region: np.ndarray) -> tuple[DieBox, float, float, float]:
+    """Rotated box, pixel area, fill (area / box area) and aspect of a 0/255 region."""
+    points = cv2.findNonZero(region)
+    (cx, cy), (w, h), angle = cv2.minAreaRect(points)
+    area = float(len(points))
+    fill = area / max(w * h, 1e-6)
+    aspect = max(w, h) / max(min(w, h), 1e-6)
+    return DieBox(float(cx), float(cy), float(w), float(h), float(angle)), area, fill, aspect
+
+
+def estimate_die_size(shapes: list[tuple[DieBox, float, float, float]], fallback: float) -> float:
+    """The typical side of a single die: the median side of compact, square regions."""
+    # Discs (coins, screws) fill at most pi/4 of their box, so they do not vote.
+    sides = sorted(np.sqrt(area) for _, area, fill, aspect in shapes if fill >= 0.82 and aspect <= 1.3)
+    if not sides:
+        return fallback
+    # Touching dice form larger squares now and then; take the lower middle.
+    return float(sides[(len(sides) - 1) // 2])
+
+
+def _split_region(region: np.ndarray, frame_roi: np.ndarray, die_size: float, core: float) -> list[np.ndarray]:
+    """Split a region into die-sized parts: seeds where it is thicker than `core`, grown by watershed."""
+    distance = cv2.distanceTransform(region, cv2.DIST_L2, 3)
+    seeds = (distance > core * die_size).astype(np.uint8)
+    count, markers = cv2.connectedComponents(seeds)
+    if count <= 1:
+        return []
+    if count == 2:
+        parts = [cv2.bitwise_and(region, region, mask=cv2.dilate(seeds, None, iterations=max(1, round(core * die_size * 1.2))))]
+    else:
+        markers = markers.astype(np.int32) + 1
+        markers[region == 0] = 0
+        markers[(region > 0) & (seeds == 0)] = 0
+        background = cv2.dilate(region, np.ones((3, 3), np.uint8)) == 0
+        markers[background] = 1
+        cv2.watershed(np.ascontiguousarray(frame_roi), markers)
+        parts = [((markers == k) & (region > 0)).astype(np.uint8) * 255 for k in range(2, count + 1)]
+    out = []
+    for part in parts:
+        area = cv2.countNonZero(part)
+        pieces = round(area / die_size**2)
+        if pieces >= 2 and pieces < 10:
+            out.extend(_kmeans_split(part, pieces))
+        else:
+            out.append(part)
+    return out
+
+
+def _kmeans_split(region: np.ndarray, count: int) -> list[np.ndarray]:
+    """Split a blob of `count` dice touching side by side into `count` parts by pixel position."""
+    ys, xs = np.nonzero(region)
+    points = np.column_stack([xs, ys]).astype(np.float32)
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    cv2.setRNGSeed(7)
+    _, labels, _ = cv2.kmeans(points, count, None, criteria, 3, cv2.KMEANS_PP_CENTERS)
+    parts = []
+    for k in range(count):
+        part = np.zeros_like(region)
+        chosen = labels.ravel() == k
+        part[ys[chosen], xs[chosen]] = 255
+        parts.append(part)
+    return parts
+
+
+def find_dice(frame_bgr: np.ndarray, settings: FindSettings | None = None) -> Candidates:
+    """Candidates for dice in a BGR frame, with the frame's die size."""
+    settings = settings or FindSettings()
+    difference = table_difference(frame_bgr, settings.lightness_weight)
+    mask = (difference > settings.min_difference).astype(np.uint8) * 255
+    short = min(frame_bgr.shape[:2])
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    mask = _fill_small_holes(mask, (short / 6.0) ** 2)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    regions = []
+    for k in range(1, count):
+        x, y, w, h, area = stats[k]
+        if area < settings.min_side_px**2:
+            continue
+        region = (labels[y : y + h, x : x + w] == k).astype(np.uint8) * 255
+        regions.append(((int(x), int(y)), region, _shape(region)))
+    die_size = estimate_die_size([shape for _, _, shape in regions], fallback=short / 20.0)
+
+    items: list[Candidate] = []
+    for (x, y), region, (box, area, fill, aspect) in regions:
+        if area < 0.3 * die_size**2:
+            continue
+        single = area <= 1.6 * die_size**2 and fill >= settings.min_fill and aspect <= settings.max_aspect
+        if single:
+            parts = [region]
+        else:
+            roi = frame_bgr[y : y + region.shape[0], x : x + region.shape[1]]
+            parts = _split_region(region, roi, die_size, settings.core_fraction)
+        for part in parts:
+            if cv2.countNonZero(part) < settings.min_side_px**2:
+                continue
+            part_box, part_area, part_fill, part_aspect = _shape(part)
+            if part_fill < settings.min_fill or part_aspect > settings.max_aspect:
+                continue
+            if not 0.6 * die_size <= np.sqrt(part_area) <= 1.5 * die_size:
+                continue
+            inside = difference[y : y + part.shape[0], x : x + part.shape[1]][part > 0]
+            frame_box = DieBox(part_box.cx + x, part_box.cy + y, part_box.w, part_box.h, part_box.angle)
+            items.append(Candidate(frame_box, part, (x, y), float(np.median(inside))))
+    return Candidates(tuple(items), die_size)

@@ -1,0 +1,172 @@
+"""Labelled photo sets: YOLO folders (Roboflow, labelImg) and Pascal VOC XML, as die faces."""
+
+from __future__ import annotations
+
+import os
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
+_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+
+
+class LabelError(ValueError):
+    """A labelled set that cannot be read: the message says what is wrong and where."""
+
+
+@dataclass(frozen=True)
+class LabelledDie:
+    """One labelled die: its top face and its axis-aligned box in image pixels."""
+
+    value: int
+    box: tuple[float, float, float, float]  # x0, y0, x1, y1
+
+    @property
+    def center(self) -> tuple[float, float]:
+        return ((self.box[0] + self.box[2]) / 2.0, (self.box[1] + self.box[3]) / 2.0)
+
+
+@dataclass(frozen=True)
+class LabelledImage:
+    path: Path
+    dice: tuple[LabelledDie, ...]
+
+
+def face_from_name(name: str) -> int | None:
+    """The face value a class name stands for ("3", "three", "d6-3", "dice_3"), or None."""
+    text = name.strip().lower()
+    if text in _WORDS:
+        return _WORDS[text]
+    match = re.fullmatch(r"(?:d6|die|dice|face)?[-_ ]?([1-6])", text) or re.fullmatch(
+        r"(?:d6|die|dice|face)[-_ ]?(one|two|three|four|five|six)", text
+    )
+    if not match:
+        return None
+    token = match.group(1)
+    return int(token) if token.isdigit() else _WORDS[token]
+
+
+def _parse_yaml_names(text: str) -> list[str] | dict[int, str] | None:
+    """The `names:` entry of a data.yaml, in the inline list, block list or mapping form."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        match = re.match(r"^names\s*:\s*(.*)$", line)
+        if not match:
+            continue
+        rest = match.group(1).split("#")[0].strip()
+        if rest.startswith("["):
+            inner = rest.strip("[]")
+            return [item.strip().strip("'\"") for item in inner.split(",") if item.strip()]
+        block: list[str] = []
+        mapping: dict[int, str] = {}
+        for follow in lines[i + 1 :]:
+            if follow.strip() and not follow.startswith((" ", "\t", "-")):
+                break
+            item = follow.strip()
+            if item.startswith("-"):
+                block.append(item[1:].strip().strip("'\""))
+            elif ":" in item:
+                key, value = item.split(":", 1)
+                if key.strip().isdigit():
+                    mapping[int(key.strip())] = value.strip().strip("'\"")
+        return mapping or block
+    return None
+
+
+def _class_faces(root: Path) -> dict[int, int]:
+    """Class index -> face value, from data.yaml or classes.txt; digits 1..6 if neither."""
+    names: list[str] | dict[int, str] | None = None
+    for candidate in (root / "data.yaml", root / "data.yml"):
+        if candidate.is_file():
+            names = _parse_yaml_names(candidate.read_text(encoding="utf-8", errors="replace"))
+            break
+    if names is None:
+        for candidate in (root / "classes.txt", *root.glob("*/labels/classes.txt")):
+            if candidate.is_file():
+                names = [n.strip() for n in candidate.read_text(encoding="utf-8").splitlines() if n.strip()]
+                break
+    if names is None:
+        names = ["1", "2", "3", "4", "5", "6"]
+    items = names.items() if isinstance(names, dict) else enumerate(names)
+    faces = {index: face for index, name in items if (face := face_from_name(name)) is not None}
+    if not faces:
+        raise LabelError(f"{root}: no class name stands for a die face 1..6")
+    return faces
+
+
+def _image_size(path: Path) -> tuple[int, int]:
+    from vision.images import read_image_size
+
+    return read_image_size(path)
+
+
+def _yolo_split_dirs(root: Path, split: str | None) -> list[Path]:
+    if (root / "images").is_dir() and split is None:
+        return [root]
+    splits = [split] if split else ["val", "test"]
+    found = [root / s for s in splits if (root / s / "images").is_dir()]
+    if split and not found:
+        raise LabelError(f"{root}: no split '{split}' (expected {root / split / 'images'})")
+    if not found:
+        found = sorted(p for p in root.iterdir() if (p / "images").is_dir())
+    return found
+
+
+def _load_yolo(root: Path, split: str | None) -> Iterator[LabelledImage]:
+    faces = _class_faces(root)
+    for split_dir in _yolo_split_dirs(root, split):
+        for image_path in sorted((split_dir / "images").iterdir()):
+            if image_path.suffix.lower() not in IMAGE_SUFFIXES:
+                continue
+            label_path = split_dir / "labels" / (image_path.stem + ".txt")
+            dice: list[LabelledDie] = []
+            if label_path.is_file():
+                width, height = _image_size(image_path)
+                for line in label_path.read_text(encoding="utf-8").splitlines():
+                    parts = line.split()
+                    if len(parts) < 5:
+                        continue
+                    face = faces.get(int(float(parts[0])))
+                    if face is None:
+                        continue
+                    x, y, w, h = (float(v) for v in parts[1:5])
+                    box = ((x - w / 2) * width, (y - h / 2) * height, (x + w / 2) * width, (y + h / 2) * height)
+                    dice.append(LabelledDie(face, box))
+            yield LabelledImage(image_path, tuple(dice))
+
+
+def _load_voc(root: Path, split: str | None) -> Iterator[LabelledImage]:
+    folder = root / split if split and (root / split).is_dir() else root
+    for xml_path in sorted(folder.rglob("*.xml")):
+        tree = ET.parse(xml_path)
+        filename = tree.findtext("filename") or ""
+        image_path = xml_path.with_name(filename) if filename else None
+        if image_path is None or not image_path.is_file():
+            matches = [xml_path.with_suffix(s) for s in IMAGE_SUFFIXES if xml_path.with_suffix(s).is_file()]
+            if not matches:
+                continue
+            image_path = matches[0]
+        dice = []
+        for obj in tree.iterfind("object"):
+            face = face_from_name(obj.findtext("name") or "")
+            bndbox = obj.find("bndbox")
+            if face is None or bndbox is None:
+                continue
+            box = tuple(float(bndbox.findtext(k) or 0) for k in ("xmin", "ymin", "xmax", "ymax"))
+            dice.append(LabelledDie(face, box))  # type: ignore[arg-type]
+        yield LabelledImage(image_path, tuple(dice))
+
+
+def load_labelled_set(root: str | os.PathLike[str], split: str | None = None) -> list[LabelledImage]:
+    """Every labelled image of a YOLO or Pascal VOC set; `split` picks a sub-folder ("val")."""
+    path = Path(root)
+    if not path.is_dir():
+        raise LabelError(f"{path}: not a folder")
+    yolo = (path / "images").is_dir() or any((p / "images").is_dir() for p in path.iterdir() if p.is_dir())
+    images = list(_load_yolo(path, split) if yolo else _load_voc(path, split))
+    if not images:
+        raise LabelError(f"{path}: no labelled images found (expected YOLO <split>/images + labels, or VOC XML)")
+    return images

@@ -1,0 +1,124 @@
+"""The reading pipeline: frame in, die readings out (find dice, find pips, read faces)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol, runtime_checkable
+
+import numpy as np
+
+from vision.faces import FaceRead, FaceSettings, read_face
+from vision.find import Candidate, FindSettings, find_dice
+from vision.pips import PipFinding, PipSettings, find_pips
+from vision.types import DieBox, DieReading
+
+Mode = Literal["pips", "classifier", "combined"]
+MODES: tuple[str, ...] = ("pips", "classifier", "combined")
+NOT_A_DIE = 6  # classifier column for "not a die face"
+
+
+@runtime_checkable
+class FaceClassifier(Protocol):
+    """Anything that scores die boxes in a frame.
+
+    `predict` returns an (N, 7) float array of probabilities: columns 0..5 are the faces
+    1..6, column 6 is "not a die face". The classifier crops the boxes itself.
+    """
+
+    def predict(self, frame_bgr: np.ndarray, boxes: Sequence[DieBox]) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class Inspection:
+    """Everything the reader saw for one candidate, for drawing and debugging."""
+
+    candidate: Candidate
+    pips: PipFinding
+    face: FaceRead
+    reading: DieReading | None
+
+
+@dataclass(frozen=True)
+class ReaderSettings:
+    find: FindSettings = field(default_factory=FindSettings)
+    pips: PipSettings = field(default_factory=PipSettings)
+    faces: FaceSettings = field(default_factory=FaceSettings)
+    # In "combined" mode the classifier drops a candidate only when this sure it is no die.
+    veto_probability: float = 0.9
+
+
+def _pips_confidence(face: FaceRead, contrast: float) -> float:
+    layout = 1.0 if face.count == 1 else max(0.0, 1.0 - face.layout_error / 0.5)
+    clarity = min(1.0, contrast / 80.0)
+    return round(0.5 + 0.5 * layout * clarity if not face.doubtful else 0.5 * layout * clarity, 3)
+
+
+class DiceReader:
+    """Reads every die in a BGR frame.
+
+    `read` keeps no state between calls, so one reader can serve several threads at once
+    provided its classifier (if any) is thread-safe too (an onnxruntime session is).
+    """
+
+    def __init__(
+        self,
+        classifier: FaceClassifier | None = None,
+        mode: Mode = "combined",
+        settings: ReaderSettings | None = None,
+    ) -> None:
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+        if mode == "classifier" and classifier is None:
+            raise ValueError("mode 'classifier' needs a classifier")
+        self.classifier = classifier
+        self.mode = mode
+        self.settings = settings or ReaderSettings()
+
+    def read(self, frame_bgr: np.ndarray) -> list[DieReading]:
+        """The dice in the frame, as readings in frame pixels."""
+        return [item.reading for item in self.inspect(frame_bgr) if item.reading is not None]
+
+    def inspect(self, frame_bgr: np.ndarray) -> list[Inspection]:
+        """Every candidate with its pips, face read and final reading (None when dropped)."""
+        if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3 or frame_bgr.dtype != np.uint8:
+            raise ValueError("expected a BGR uint8 frame of shape (height, width, 3)")
+        settings = self.settings
+        found = find_dice(frame_bgr, settings.find)
+        looked: list[tuple[Candidate, PipFinding, FaceRead]] = []
+        for candidate in found.items:
+            pips = find_pips(frame_bgr, candidate, found.die_size, settings.pips)
+            face = read_face(pips.pips, found.die_size, pips.contrast, settings.faces)
+            looked.append((candidate, pips, face))
+
+        probabilities = None
+        if self.classifier is not None and self.mode != "pips" and looked:
+            probabilities = np.asarray(
+                self.classifier.predict(frame_bgr, [c.box for c, _, _ in looked]), dtype=np.float64
+            )
+            if probabilities.shape != (len(looked), 7):
+                raise ValueError(f"classifier returned shape {probabilities.shape}, expected ({len(looked)}, 7)")
+
+        inspections = []
+        for index, (candidate, pips, face) in enumerate(looked):
+            p = None if probabilities is None else probabilities[index]
+            inspections.append(Inspection(candidate, pips, face, self._decide(candidate, pips, face, p)))
+        return inspections
+
+    def _decide(self, candidate: Candidate, pips: PipFinding, face: FaceRead, p: np.ndarray | None) -> DieReading | None:
+        box = candidate.box
+        if p is not None:
+            best = int(np.argmax(p[:NOT_A_DIE]))
+            if self.mode == "classifier":
+                if int(np.argmax(p)) == NOT_A_DIE:
+                    return None
+                return DieReading(best + 1, box, round(float(p[best]), 3), "classifier")
+            if p[NOT_A_DIE] >= self.settings.veto_probability:
+                return None
+            if face.doubtful or face.value is None:
+                if p[NOT_A_DIE] >= p[best]:
+                    return None
+                return DieReading(best + 1, box, round(float(p[best]), 3), "classifier")
+        if face.value is None or "layout" in face.doubts:
+            return None
+        return DieReading(face.value, box, _pips_confidence(face, pips.contrast), "pips")

@@ -1,0 +1,75 @@
+import pytest
+
+from scorekeeper import PRESETS, Ruleset, RulesError, house_rule, knob_names, preset, ruleset_from_toml
+
+
+def test_presets_match_their_rule_texts():
+    assert preset("family").dice == 5 and preset("family").instant_win == "six-ones"
+    assert preset("farke").entry == 750 and preset("farke").dice == 6
+    tt = preset("tenthousand")
+    assert (tt.kinds, tt.three_pairs, tt.straight, tt.entry, tt.hot_dice, tt.finish) == (
+        "per-face", 1000, 1500, 500, "must-roll", "complete-round")
+    wk = preset("wikipedia")
+    assert (wk.straight, wk.entry, wk.piggyback, wk.instant_win, wk.finish) == (
+        2000, 550, True, "six-of-a-kind", "last-chance")
+    z = preset("zilch")
+    assert (z.straight, z.three_pairs, z.target_strict, z.piggyback, z.hot_dice) == (3000, 1000, True, True, "must-roll")
+    st = preset("stone")
+    assert (st.kinds, st.three_pairs, st.four_and_pair, st.straight, st.entry) == ("triples", 1500, True, 3000, 0)
+    fk = preset("farkle")
+    assert (fk.kinds, fk.two_triplets, fk.three_farkle_penalty, fk.entry) == ("flat", 2500, 1000, 500)
+
+
+def test_unknown_preset_lists_the_known_names():
+    with pytest.raises(RulesError) as info:
+        preset("yahtzee")
+    for name in PRESETS:
+        assert name in str(info.value)
+
+
+def test_settings_parse_text_values():
+    rules = preset("family").with_settings(
+        {"entry": "1000", "piggyback": "yes", "straight": "off", "target": "5,000", "hot_dice": "must-roll"})
+    assert (rules.entry, rules.piggyback, rules.straight, rules.target, rules.hot_dice) == (1000, True, None, 5000, "must-roll")
+    assert rules.name == "family+"
+    assert preset("family").entry == 0  # presets are immutable values
+
+
+@pytest.mark.parametrize("key, value", [
+    ("entry", "lots"), ("dice", "4"), ("kinds", "squares"), ("piggyback", "maybe"),
+    ("finish", "never"), ("colour", "red"), ("target", "-5"), ("three_pairs", "-1"),
+])
+def test_bad_settings_raise_rules_error(key, value):
+    with pytest.raises(RulesError):
+        preset("family").with_settings({key: value})
+
+
+def test_house_rules_are_knob_settings():
+    greed = preset("family").with_settings(house_rule("greed"))
+    assert greed.entry == 1000
+    assert preset("family").with_settings(house_rule("amish")).piggyback
+    with pytest.raises(RulesError, match="greed"):
+        house_rule("nope")
+
+
+def test_ruleset_from_toml():
+    rules = ruleset_from_toml('preset = "zilch"\nname = "our table"\nentry = 1000\nstraight = "off"\n')
+    assert (rules.name, rules.entry, rules.straight, rules.three_pairs) == ("our table", 1000, None, 1000)
+    table = ruleset_from_toml('[rules]\npreset = "family"\nhouse = ["greed"]\n')
+    assert table.entry == 1000
+    with pytest.raises(RulesError):
+        ruleset_from_toml("entry = = 3")
+    with pytest.raises(RulesError):
+        ruleset_from_toml('speed = 3')
+
+
+def test_repr_shows_what_differs_from_the_preset():
+    assert repr(preset("zilch")) == "Ruleset('zilch')"
+    assert repr(preset("zilch").replace(entry=0)) == "Ruleset('zilch+', entry=0)"
+
+
+def test_every_knob_round_trips_through_to_dict():
+    for rules in PRESETS.values():
+        data = rules.to_dict()
+        assert set(data) == {"name", *knob_names()}
+        assert Ruleset(**data) == rules

@@ -129,3 +129,16 @@ def test_listing_keeps_benchmark(benchmark):
 
     result = benchmark(run)
     assert [len(k) for k in result] == [len(legal_keeps(t, rules)) for t in throws]
+
+
+def test_listing_keeps_uncached_benchmark(benchmark):
+    """The cost without the per-throw cache: every sub-multiset looked up in the ruleset's table."""
+    from scorekeeper.scoring import _keeps_of_counts
+    from scorekeeper.dice import counts_of
+
+    rules = preset("farkle")
+    counts = counts_of((1, 1, 5, 2, 3, 3))
+    compute = _keeps_of_counts.__wrapped__
+    compute(counts, rules)
+    keeps = benchmark(compute, counts, rules)
+    assert keeps == legal_keeps((1, 1, 5, 2, 3, 3), rules)

@@ -14,6 +14,8 @@ from dicekeeper import __version__
 COMMAND_MODULES = (
     "dicekeeper.commands.engine",
     "dicekeeper.commands.vision",
+    "dicekeeper.commands.serve",
+    "dicekeeper.commands.strategy",
 )
 
 

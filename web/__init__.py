@@ -1,0 +1,48 @@
+"""The dicekeeper web app: table view, phone view, history and the JSON API they use."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask
+from platformdirs import user_data_path
+
+from web import db
+from web.dice_sources import Roller
+from web.games import GameBook
+from web.live import Broker
+
+
+def default_database() -> "os.PathLike[str]":
+    return user_data_path("dicekeeper") / "dicekeeper.sqlite3"
+
+
+def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
+    app = Flask(__name__)
+    app.config.from_mapping(
+        SECRET_KEY=os.environ.get("DICEKEEPER_SECRET_KEY") or os.urandom(24).hex(),
+        DATABASE=str(default_database()),
+        DICE_SOURCE="auto",       # virtual | manual | camera | auto (camera when present)
+        DICE_SEED=None,           # a number replays the same virtual throws (tests)
+        PUBLIC_URL=None,          # the address phones use, e.g. http://192.168.1.20:8000
+        STREAM_KEEPALIVE=15.0,    # seconds between comments on an idle event stream
+        MAX_CONTENT_LENGTH=2 * 1024 * 1024,
+    )
+    if test_config is not None:
+        app.config.from_mapping(test_config)
+
+    db.init_app(app)
+    broker = Broker()
+    app.extensions["dicekeeper.live"] = broker
+    app.extensions["dicekeeper.games"] = GameBook(
+        Roller(app.config["DICE_SEED"]), broker, app.config["DICE_SOURCE"]
+    )
+
+    from web import api, history, pages
+
+    app.register_blueprint(api.bp)
+    app.register_blueprint(pages.bp)
+    app.register_blueprint(history.bp)
+    return app

@@ -1,0 +1,111 @@
+"""`dicekeeper serve`: the web dashboard for the table and the phones."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import socket
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+DEFAULT_PORT = 8000
+DEFAULT_PLAYERS = ["Player 1", "Player 2"]
+SHOWN_GAMES = 5
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "serve", help="run the web dashboard", description="Run the web dashboard for the table and the phones.",
+    )
+    parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every interface)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default: {DEFAULT_PORT})")
+    parser.add_argument("--db", type=Path, default=None, help="SQLite file (default: in the user data folder)")
+    parser.add_argument("--source", choices=("virtual", "manual", "camera"), default=None,
+                        help="dice source of new games (default: the camera when present, else virtual dice)")
+    parser.set_defaults(func=run)
+
+
+def lan_address() -> str:
+    """The address other machines on the network reach this one at; 127.0.0.1 when there is none."""
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("10.254.254.254", 1))  # UDP connect sends nothing; it only picks a route
+        return probe.getsockname()[0]
+    except OSError:
+        return "127.0.0.1"
+    finally:
+        probe.close()
+
+
+def public_url(host: str, port: int) -> str:
+    shown = lan_address() if host in ("0.0.0.0", "::", "") else host
+    return f"http://{shown}:{port}"
+
+
+def run(args: argparse.Namespace) -> int:
+    from dicekeeper.cli import CliError
+    from werkzeug.serving import make_server
+
+    from web import create_app, default_database
+    from web.dice_sources import choose_source
+
+    if not 0 <= args.port < 65536:
+        raise CliError(f"--port must be from 0 (any free port) to 65535, not {args.port}")
+    database = args.db or Path(default_database())
+    choice = choose_source(args.source)
+    if choice.notice:
+        print(choice.notice)
+    try:
+        app = create_app({"DATABASE": str(database), "DICE_SOURCE": choice.source})
+    except Exception as exc:  # an unreadable or foreign database file
+        raise CliError(f"cannot open the database {database}: {exc}") from None
+    try:
+        server = make_server(args.host, args.port, app, threaded=True)
+    except OSError as exc:
+        raise CliError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
+    url = public_url(args.host, server.server_port)  # --port 0 picks a free port
+    app.config["PUBLIC_URL"] = url
+
+    links = game_links(app, url)
+    print(f"dicekeeper is running with {choice.source} dice; database {database}")
+    print(f"Open on a phone or laptop on this network: {url}/")
+    for line in links:
+        print(line)
+    print("Press Ctrl+C to stop.", flush=True)
+    signal.signal(signal.SIGTERM, _stop)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("dicekeeper: stopping", file=sys.stderr, flush=True)
+    finally:
+        app.extensions["dicekeeper.live"].close(wait=2.0)  # ends open event streams
+        server.server_close()
+        time.sleep(0.1)  # lets the request threads write the streams' last chunk
+    return 0
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def game_links(app: Any, url: str) -> list[str]:
+    """Links to every unfinished game; with none, a new game is started so there is one to open."""
+    from scorekeeper import preset
+    from web import db as database
+
+    book = app.extensions["dicekeeper.games"]
+    with app.app_context():
+        conn = database.get_db()
+        games = [g for g in book.summaries(conn) if not g["finished"]]
+        if not games:
+            book.create(conn, DEFAULT_PLAYERS, preset("family"))
+            games = [g for g in book.summaries(conn) if not g["finished"]]
+        lines = []
+        for summary in games[:SHOWN_GAMES]:
+            token = book.record(conn, summary["id"]).token
+            lines.append(f"Game {summary['id']} ({', '.join(summary['players'])}, {summary['rules']}):")
+            lines.append(f"  table  {url}/games/{summary['id']}/table?token={token}")
+            lines.append(f"  phone  {url}/games/{summary['id']}/play?token={token}")
+    return lines

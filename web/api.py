@@ -1,0 +1,220 @@
+"""The JSON API under /api: what the pages call and the tests drive."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from scorekeeper import DiceError, IllegalAction, RulesError, ScorekeeperError
+from web import db as database
+from web.access import allowed, token_from
+from web.games import ACTIONS, GameBook, GameNotFound, InputError, StaleVersion, import_payload, ruleset_from_request
+from web.live import ALL_GAMES, Broker
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+CREATE_FIELDS = {"players", "rules", "set", "house", "source"}
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status, self.message, self.extra = status, message, extra
+
+
+def book() -> GameBook:
+    return current_app.extensions["dicekeeper.games"]
+
+
+def broker() -> Broker:
+    return current_app.extensions["dicekeeper.live"]
+
+
+def json_body() -> dict[str, Any]:
+    """The request's JSON object; an empty body counts as {}."""
+    raw = request.get_data(cache=True)
+    if not raw.strip():
+        return {}
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        raise ApiError(400, "the request body is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise ApiError(400, "the request body must be a JSON object")
+    return data
+
+
+def expected_version(body: dict[str, Any]) -> object:
+    """The version the caller saw: the body's "version", else an If-Match header."""
+    if "version" in body:
+        return body["version"]
+    header = request.headers.get("If-Match", "").strip().strip('"')
+    if not header:
+        return None
+    if not header.isdigit():
+        raise ApiError(400, f"If-Match must be a version number, not {header!r}")
+    return int(header)
+
+
+@bp.errorhandler(ApiError)
+def on_api_error(exc: ApiError):
+    return jsonify({"error": exc.message, **exc.extra}), exc.status
+
+
+@bp.errorhandler(InputError)
+@bp.errorhandler(DiceError)
+@bp.errorhandler(RulesError)
+def on_bad_input(exc: Exception):
+    return jsonify({"error": str(exc)}), 400
+
+
+@bp.errorhandler(IllegalAction)
+def on_illegal(exc: IllegalAction):
+    return jsonify({"error": str(exc)}), 422
+
+
+@bp.errorhandler(GameNotFound)
+def on_not_found(exc: GameNotFound):
+    return jsonify({"error": str(exc)}), 404
+
+
+@bp.errorhandler(StaleVersion)
+def on_stale(exc: StaleVersion):
+    return jsonify({"error": str(exc), "state": exc.state}), 409
+
+
+@bp.errorhandler(sqlite3.OperationalError)
+def on_busy(exc: sqlite3.OperationalError):
+    current_app.logger.warning("database busy: %s", exc)
+    return jsonify({"error": "the database is busy; nothing was changed, try again"}), 503
+
+
+@bp.app_errorhandler(HTTPException)
+def on_http(exc: HTTPException):
+    if not request.path.startswith(bp.url_prefix or "/api"):
+        return exc
+    return jsonify({"error": exc.description or exc.name}), exc.code or 500
+
+
+def require_token(game_id: int) -> None:
+    record = book().record(database.get_db(), game_id)
+    if not allowed(token_from(request), record.token):
+        raise ApiError(403, "this game needs its token: open the link from the table view's QR code")
+
+
+@bp.post("/games")
+def create_game():
+    body = json_body()
+    unknown = sorted(set(body) - CREATE_FIELDS)
+    if unknown:
+        raise ApiError(400, f"unknown field {unknown[0]!r}; known: {', '.join(sorted(CREATE_FIELDS))}")
+    rules = ruleset_from_request(body.get("rules"), body.get("set"), body.get("house", ()))
+    source = body.get("source")
+    if source is not None and not isinstance(source, str):
+        raise ApiError(400, f"source must be a text, not {source!r}")
+    record, game, notice = book().create(database.get_db(), body.get("players"), rules, source)
+    answer: dict[str, Any] = {"id": record.id, "token": record.token,
+                              "state": GameBook.state_dict(record, game.state)}
+    if notice:
+        answer["notice"] = notice
+    return jsonify(answer), 201
+
+
+@bp.post("/games/import")
+def import_game():
+    players, rules, events, source = import_payload(json_body())
+    try:
+        record, game, _ = book().create(database.get_db(), players, rules, source or "manual", events)
+    except IllegalAction as exc:
+        raise ApiError(400, f"the exported game does not replay: {exc}") from None
+    return jsonify({"id": record.id, "token": record.token, "state": GameBook.state_dict(record, game.state)}), 201
+
+
+@bp.get("/games")
+def list_games():
+    return jsonify(book().summaries(database.get_db()))
+
+
+@bp.get("/games/<int:game_id>")
+def get_game(game_id: int):
+    return jsonify(book().state(database.get_db(), game_id))
+
+
+@bp.get("/games/<int:game_id>/events")
+def get_events(game_id: int):
+    return jsonify(book().events(database.get_db(), game_id))
+
+
+@bp.post("/games/<int:game_id>/<action>")
+def act(game_id: int, action: str):
+    if action not in ACTIONS:
+        raise ApiError(404, f"unknown action {action!r}; known: {', '.join(ACTIONS)}")
+    require_token(game_id)
+    body = json_body()
+    version = expected_version(body)
+    payload = {k: v for k, v in body.items() if k != "version"}
+    state = book().record_action(database.get_db(), game_id, action, payload, version)  # type: ignore[arg-type]
+    return jsonify(state)
+
+
+def _sse(event: str, data: Any, event_id: int | None = None) -> str:
+    head = f"id: {event_id}\n" if event_id is not None else ""
+    return f"{head}event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+def _stream(channel: int, render) -> Response:
+    """An event stream that sends `render(conn)` now and after every change on `channel`."""
+    path = current_app.config["DATABASE"]
+    keepalive = float(current_app.config["STREAM_KEEPALIVE"])
+    live = broker()
+
+    def generate() -> Iterator[str]:
+        conn = database.connect(path)
+        live.stream_opened()
+        try:
+            yield "retry: 1000\n\n"
+            seen = None
+            while not live.closed:
+                tick = live.tick(channel)
+                if tick != seen:
+                    seen = tick
+                    yield render(conn)
+                elif not live.wait(channel, seen, keepalive):
+                    if live.closed:
+                        break
+                    yield ": keepalive\n\n"
+        finally:
+            conn.close()
+            live.stream_ended()
+
+    return Response(generate(), mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+@bp.get("/games/<int:game_id>/stream")
+def stream_game(game_id: int):
+    """Server-Sent Events: the game's state now and after every change."""
+    games = book()
+    games.record(database.get_db(), game_id)  # 404 before the stream starts
+
+    def render(conn: sqlite3.Connection) -> str:
+        state = games.state(conn, game_id)
+        return _sse("state", state, state["version"])
+
+    return _stream(game_id, render)
+
+
+@bp.get("/stream")
+def stream_all():
+    """Server-Sent Events for the history list: a notice after any change to any game."""
+    live = broker()
+
+    def render(conn: sqlite3.Connection) -> str:
+        return _sse("change", {"tick": live.tick(ALL_GAMES)})
+
+    return _stream(ALL_GAMES, render)

@@ -1,0 +1,347 @@
+"""The one place games are created, loaded and changed. The API, the pages and (later) the camera
+loop all go through `GameBook.record_action`, so every change is checked, stored and announced alike.
+
+The database is the truth: each action runs inside `BEGIN IMMEDIATE`, compares the version, folds
+the action into the engine and appends the new events under UNIQUE(game_id, seq). Live `Game`
+objects are cached per process and brought up to date from the event rows whenever they lag.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from scorekeeper import DiceError, Game, GameState, Ruleset, RulesError, event_from_dict, house_rule, preset
+from scorekeeper.game import check_players
+
+from web.dice_sources import SOURCES, Roller, choose_source
+from web.live import Broker
+
+ACTIONS: dict[str, frozenset[str]] = {
+    "throw": frozenset({"dice"}),
+    "keep": frozenset({"dice"}),
+    "bank": frozenset({"dice"}),
+    "piggyback": frozenset(),
+    "correct": frozenset({"dice"}),
+    "undo": frozenset(),
+}
+MAX_PLAYERS = 12
+MAX_NAME_LENGTH = 40
+CACHE_SIZE = 64
+
+
+class InputError(ValueError):
+    """A request that is malformed before the rules are even asked: answered with 400."""
+
+
+class GameNotFound(LookupError):
+    pass
+
+
+class StaleVersion(Exception):
+    """The caller acted on a state that has since changed: answered with 409 and the current state."""
+
+    def __init__(self, expected: int, state: dict[str, Any]) -> None:
+        super().__init__(
+            f"the game has moved on: you acted on version {expected}, it is now at version {state['version']}"
+        )
+        self.state = state
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A stored game's fixed part: everything except its events."""
+
+    id: int
+    created_at: str
+    players: tuple[str, ...]
+    rules: Ruleset
+    source: str
+    token: str
+
+
+def is_computer(name: str) -> bool:
+    """Names starting with `*` belong to computer players; their moves are a later addition."""
+    return name.startswith("*")
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def ruleset_from_request(name: object, settings: object, houses: object = ()) -> Ruleset:
+    """A preset with house rules and knob settings laid over it; bad values raise RulesError."""
+    if name is None:
+        name = "family"
+    if not isinstance(name, str):
+        raise RulesError(f"rules must be a preset name, not {name!r}")
+    rules = preset(name)
+    if isinstance(houses, str):
+        houses = [houses]
+    if not isinstance(houses, (list, tuple)) or not all(isinstance(h, str) for h in houses):
+        raise RulesError("house must be a list of house-rule names")
+    merged: dict[str, object] = {}
+    for house in houses:
+        merged.update(house_rule(house))
+    if settings is None:
+        settings = {}
+    if not isinstance(settings, Mapping):
+        raise RulesError('"set" must be an object of knob: value')
+    merged.update(settings)
+    return rules.with_settings(merged) if merged else rules
+
+
+def ruleset_from_dict(data: Mapping[str, object]) -> Ruleset:
+    """A stored ruleset (Ruleset.to_dict()) back as a value."""
+    return Game.from_dict({"players": ["x"], "rules": data, "events": []}).rules
+
+
+def player_names(players: object) -> tuple[str, ...]:
+    if isinstance(players, list) and len(players) > MAX_PLAYERS:
+        raise InputError(f"at most {MAX_PLAYERS} players can play, not {len(players)}")
+    names = check_players(players)  # type: ignore[arg-type]
+    for name in names:
+        if len(name) > MAX_NAME_LENGTH:
+            raise InputError(f"player name {name[:12]!r}... is longer than {MAX_NAME_LENGTH} characters")
+    return names
+
+
+def _parse_dice_field(payload: Mapping[str, object]) -> object:
+    dice = payload.get("dice")
+    if dice is not None and not isinstance(dice, list):
+        raise InputError(f'"dice" must be a list of faces, not {dice!r}')
+    return dice
+
+
+def check_version(value: object) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InputError(f'"version" must be a whole number >= 0, not {value!r}')
+    return value
+
+
+class GameBook:
+    """All games of one database, with a per-process cache of their rebuilt `Game` objects."""
+
+    def __init__(self, roller: Roller, broker: Broker, default_source: str = "auto") -> None:
+        self.roller = roller
+        self.broker = broker
+        self.default_source = default_source
+        self._lock = threading.RLock()  # guards the cache and every use of a cached Game
+        self._cache: OrderedDict[int, tuple[GameRecord, Game]] = OrderedDict()
+
+    # ---- reading ----------------------------------------------------------------------------
+    def record(self, db: sqlite3.Connection, game_id: int) -> GameRecord:
+        row = db.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise GameNotFound(f"no game {game_id}")
+        return GameRecord(
+            id=row["id"], created_at=row["created_at"], players=tuple(json.loads(row["players"])),
+            rules=ruleset_from_dict(json.loads(row["rules"])), source=row["source"], token=row["token"],
+        )
+
+    def _current(self, db: sqlite3.Connection, game_id: int) -> tuple[GameRecord, Game]:
+        """The cached game, caught up with the database. Call with `self._lock` held."""
+        cached = self._cache.get(game_id)
+        if cached is None:
+            record = self.record(db, game_id)
+            game = Game(record.players, record.rules)
+        else:
+            record, game = cached
+        rows = db.execute(
+            "SELECT seq, event FROM events WHERE game_id = ? AND seq > ? ORDER BY seq", (game_id, game.version)
+        ).fetchall()
+        for row in rows:
+            if row["seq"] != game.version + 1:
+                raise RuntimeError(f"game {game_id}: event {game.version + 1} is missing from the log")
+            game.apply(event_from_dict(json.loads(row["event"])))
+        self._cache[game_id] = (record, game)
+        self._cache.move_to_end(game_id)
+        while len(self._cache) > CACHE_SIZE:
+            self._cache.popitem(last=False)
+        return record, game
+
+    def load(self, db: sqlite3.Connection, game_id: int) -> tuple[GameRecord, Game]:
+        """The record and a private copy of the game, as stored now."""
+        with self._lock:
+            db.execute("BEGIN")  # one snapshot for the record and the events
+            try:
+                record, game = self._current(db, game_id)
+                return record, Game(game.players, game.rules, game.events)
+            finally:
+                db.execute("COMMIT")
+
+    def state(self, db: sqlite3.Connection, game_id: int) -> dict[str, Any]:
+        with self._lock:
+            db.execute("BEGIN")
+            try:
+                record, game = self._current(db, game_id)
+                return self.state_dict(record, game.state)
+            finally:
+                db.execute("COMMIT")
+
+    @staticmethod
+    def state_dict(record: GameRecord, state: GameState) -> dict[str, Any]:
+        data = state.to_dict()
+        for player in data["players"]:  # type: ignore[union-attr]
+            player["computer"] = is_computer(player["name"])
+        return {"id": record.id, "source": record.source, "created_at": record.created_at, **data}
+
+    def events(self, db: sqlite3.Connection, game_id: int) -> list[dict[str, Any]]:
+        self.record(db, game_id)
+        rows = db.execute(
+            "SELECT seq, event, created_at FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
+        ).fetchall()
+        return [{"seq": r["seq"], "at": r["created_at"], **json.loads(r["event"])} for r in rows]
+
+    def summaries(self, db: sqlite3.Connection) -> list[dict[str, Any]]:
+        """Every game, newest first, with its outcome so far."""
+        ids = [r["id"] for r in db.execute("SELECT id FROM games ORDER BY id DESC").fetchall()]
+        out = []
+        for game_id in ids:
+            state = self.state(db, game_id)
+            out.append({
+                "id": game_id, "created_at": state["created_at"], "source": state["source"],
+                "players": [p["name"] for p in state["players"]], "rules": state["rules"],
+                "version": state["version"], "finished": state["finished"], "winner": state["winner"],
+                "scores": [p["score"] for p in state["players"]],
+            })
+        return out
+
+    # ---- writing ----------------------------------------------------------------------------
+    def create(self, db: sqlite3.Connection, players: object, rules: Ruleset, source: str | None = None,
+               events: list[object] | None = None) -> tuple[GameRecord, Game, str | None]:
+        """Store a new game (optionally with the events of an imported one). Returns the notice of
+        a dice source that could not be used, if any."""
+        names = player_names(players)
+        try:
+            choice = choose_source(source if source is not None else self.default_source)
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+        game = Game(names, rules, [event_from_dict(e) for e in (events or [])])  # type: ignore[arg-type]
+        token = secrets.token_urlsafe(18)
+        now = utc_now()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            cursor = db.execute(
+                "INSERT INTO games (created_at, players, rules, source, token) VALUES (?, ?, ?, ?, ?)",
+                (now, json.dumps(list(names)), json.dumps(rules.to_dict()), choice.source, token),
+            )
+            game_id = int(cursor.lastrowid or 0)
+            db.executemany(
+                "INSERT INTO events (game_id, seq, event, created_at) VALUES (?, ?, ?, ?)",
+                [(game_id, seq, json.dumps(e.to_dict()), now) for seq, e in enumerate(game.events, start=1)],
+            )
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        record = GameRecord(game_id, now, names, rules, choice.source, token)
+        self.broker.publish(game_id)
+        return record, game, choice.notice
+
+    def record_action(self, db: sqlite3.Connection, game_id: int, action: str, payload: Mapping[str, object],
+                      expected_version: int | None = None) -> dict[str, Any]:
+        """Check and store one action; returns the new state as the API serves it.
+
+        Raises InputError (malformed), a ScorekeeperError (DiceError/RulesError: malformed dice;
+        IllegalAction: the rules say no), GameNotFound or StaleVersion; none of them stores anything.
+        """
+        if action not in ACTIONS:
+            raise InputError(f"unknown action {action!r}; known: {', '.join(ACTIONS)}")
+        if not isinstance(payload, Mapping):
+            raise InputError("the request body must be a JSON object")
+        unknown = sorted(set(payload) - ACTIONS[action] - {"version"})
+        if unknown:
+            raise InputError(f"unknown field {unknown[0]!r} for {action}")
+        dice = _parse_dice_field(payload) if "dice" in ACTIONS[action] else None
+        expected_version = check_version(expected_version)
+
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            with self._lock:
+                record, game = self._current(db, game_id)
+                if expected_version is not None and expected_version != game.version:
+                    raise StaleVersion(expected_version, self.state_dict(record, game.state))
+                before = game.version
+                try:
+                    self._apply(record, game, action, dice)
+                    now = utc_now()
+                    db.executemany(
+                        "INSERT INTO events (game_id, seq, event, created_at) VALUES (?, ?, ?, ?)",
+                        [(game_id, seq, json.dumps(e.to_dict()), now)
+                         for seq, e in enumerate(game.events[before:], start=before + 1)],
+                    )
+                    db.execute("COMMIT")
+                except BaseException:
+                    if game.version != before:
+                        # The engine took events that were never stored: rebuild from the log next time.
+                        self._cache.pop(game_id, None)
+                    raise
+                state = self.state_dict(record, game.state)
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+        self.broker.publish(game_id)
+        return state
+
+    def _apply(self, record: GameRecord, game: Game, action: str, dice: object) -> None:
+        if action == "throw":
+            if dice is None:
+                if record.source != "virtual":
+                    raise InputError(f'this game reads {record.source} dice: send the faces as {{"dice": [...]}}')
+                dice = self.roller.roll(game.state.dice_left)
+            elif record.source == "virtual":
+                raise InputError('this game rolls virtual dice: send {} to throw')
+            game.throw(dice)  # type: ignore[arg-type]
+        elif action == "keep":
+            game.keep(_required(dice, action))
+        elif action == "bank":
+            game.bank(dice)  # type: ignore[arg-type]
+        elif action == "correct":
+            game.correct(_required(dice, action))
+        elif action == "piggyback":
+            game.piggyback()
+        else:
+            game.undo()
+
+
+def _required(dice: object, action: str) -> Any:
+    if dice is None:
+        raise InputError(f'{action} needs the dice: {{"dice": [...]}}')
+    return dice
+
+
+def import_payload(data: object) -> tuple[object, Ruleset, list[object], str | None]:
+    """Players, rules, events and source of an exported game, each checked; raises InputError/DiceError."""
+    if not isinstance(data, Mapping):
+        raise InputError("an exported game must be a JSON object")
+    rules_data = data.get("rules")
+    if not isinstance(rules_data, Mapping):
+        raise InputError('an exported game needs "rules" as an object')
+    rules = ruleset_from_dict(rules_data)
+    events = data.get("events", [])
+    if not isinstance(events, list):
+        raise InputError('"events" must be a list')
+    source = data.get("source")
+    if source is not None and source not in SOURCES:
+        raise InputError(f"unknown dice source {source!r}")
+    # An imported game keeps its recorded dice; a camera game becomes manual on a machine without one.
+    if source == "camera":
+        source = "manual"
+    return data.get("players"), rules, events, source
+
+
+__all__ = [
+    "ACTIONS", "DiceError", "GameBook", "GameNotFound", "GameRecord", "InputError", "StaleVersion",
+    "import_payload", "is_computer", "ruleset_from_request",
+]

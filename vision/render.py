@@ -167,9 +167,9 @@ def draw_background(kind: str, width: int, height: int, bgr: BGR, rng: np.random
         folds = _smooth_noise(rng, height, width, scale=max(width, height) / 3)
         image = base * (0.93 + 0.07 * folds[..., None]) + rng.normal(0, 2, (height, width, 1))
     else:  # plain
-        image = np.broadcast_to(base, (height, width, 3)).astype(np.float32)
+        image = np.tile(base, (height, width, 1))
     vignette = _vignette(width, height, rng.uniform(0.0, 0.25))
-    return np.clip(image * vignette[..., None], 0, 255).astype(np.uint8)
+    return np.ascontiguousarray(np.clip(image * vignette[..., None], 0, 255), dtype=np.uint8)
 
 
 def _smooth_noise(rng: np.random.Generator, height: int, width: int, scale: float) -> np.ndarray:
@@ -239,7 +239,7 @@ def _box_of(geometry: _Geometry) -> DieBox:
 
 def face_texture(die: DieSpec, value: int, side: int, hidden_value: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """One face of `die` as a square BGR image of `side` pixels and its 0..1 alpha mask."""
-    scale = 4  # draw large, then shrink: smooth edges without anti-aliasing tricks
+    scale = 3  # draw large, then shrink: smooth edges without anti-aliasing tricks
     big = side * scale
     image = np.empty((big, big, 3), np.uint8)
     image[:] = die.body_bgr
@@ -294,7 +294,7 @@ def _draw_die(frame: np.ndarray, die: DieSpec, geometry: _Geometry) -> None:
     w, h = x1 - x0, y1 - y0
     layer = np.zeros((h, w, 3), np.float32)
     alpha = np.zeros((h, w), np.float32)
-    side = max(16, int(die.size * 1.5))
+    side = max(16, int(die.size * 1.2))
     square = np.float32([[0, 0], [side, 0], [side, side]])
     values = _face_values(die.value)
     for value, corners, facing in geometry.faces:

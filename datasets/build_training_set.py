@@ -1,0 +1,46 @@
+"""Write every crop set the die-face classifier needs, reproducibly (fixed seeds).
+
+    python datasets/build_training_set.py [--data ../shared/datasets/nellbyler-d6]
+
+Writes under datasets/build/ (not committed):
+  synthetic.npz   rendered crops, every face value and "not a die face"
+  real_train.npz  augmented crops of the real `train` photos at several scales
+  real_val.npz    one exact crop per die and scale of `val`, for reporting only
+  real_test.npz   the same for `test`
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+import cv2
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import extract_crops  # noqa: E402
+import synthetic_crops  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DATA = Path(os.environ.get("DICEKEEPER_DATA", ROOT.parent / "shared" / "datasets" / "nellbyler-d6"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--out", type=Path, default=ROOT / "datasets" / "build")
+    parser.add_argument("--synthetic", type=int, default=48000, help="number of rendered crops")
+    args = parser.parse_args(argv)
+    cv2.setNumThreads(1)
+    out = str(args.out)
+    synthetic_crops.main(["--count", str(args.synthetic), "--seed", "1", "--out", f"{out}/synthetic.npz"])
+    extract_crops.main([str(args.data), "--split", "train", "--augment", "4", "--seed", "0", "--out", f"{out}/real_train.npz"])
+    for split in ("val", "test"):
+        extract_crops.main([str(args.data), "--split", split, "--seed", "0", "--out", f"{out}/real_{split}.npz"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,3 +1,110 @@
-"""Placeholder until the history pages land."""
-from flask import Blueprint
-bp = Blueprint("history", __name__)
+"""History pages: every game, one game's turn-by-turn log and chart, export and import."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, url_for
+
+from scorekeeper import Game, IllegalAction, ScorekeeperError, TurnRecord
+from web import db as database
+from web.chart import score_chart
+from web.games import GameBook, GameNotFound, GameRecord, import_payload, utc_now
+
+bp = Blueprint("history", __name__, url_prefix="/history")
+
+EXPORT_FORMAT = "dicekeeper-game/1"
+
+
+def book() -> GameBook:
+    return current_app.extensions["dicekeeper.games"]
+
+
+def load(game_id: int) -> tuple[GameRecord, Game]:
+    try:
+        return book().load(database.get_db(), game_id)
+    except GameNotFound:
+        abort(404, f"There is no game {game_id}.")
+
+
+def render_index(error: str | None = None, status: int = 200):
+    games = book().summaries(database.get_db())
+    return render_template("history.html", games=games, error=error), status
+
+
+@bp.get("/")
+def index():
+    return render_index()
+
+
+def turn_rows(record: GameRecord, turns: tuple[TurnRecord, ...]) -> list[dict[str, Any]]:
+    n = len(record.players)
+    return [{
+        "number": t.number, "round": (t.number - 1) // n + 1, "player": record.players[t.player],
+        "throws": t.throws, "result": t.result, "points": t.points, "score_after": t.score_after,
+        "piggyback": t.piggyback, "penalty": t.penalty,
+    } for t in turns]
+
+
+@bp.get("/<int:game_id>")
+def game(game_id: int):
+    record, played = load(game_id)
+    turns = played.turns()
+    return render_template(
+        "history_game.html", game=record, state=GameBook.state_dict(record, played.state),
+        turns=list(reversed(turn_rows(record, turns))),
+        chart=score_chart(record.players, turns, record.rules.target),
+    )
+
+
+def export_dict(record: GameRecord, played: Game) -> dict[str, Any]:
+    return {"format": EXPORT_FORMAT, "id": record.id, "created_at": record.created_at, "exported_at": utc_now(),
+            "source": record.source, **played.to_dict()}
+
+
+@bp.get("/<int:game_id>.json")
+def export_json(game_id: int):
+    record, played = load(game_id)
+    body = json.dumps(export_dict(record, played), indent=2)
+    return Response(body, mimetype="application/json",
+                    headers={"Content-Disposition": f'attachment; filename="dicekeeper-game-{game_id}.json"'})
+
+
+CSV_COLUMNS = ("turn", "round", "player", "throw", "faces", "kept", "kept_points", "result", "turn_points",
+               "piggyback", "penalty", "score_after")
+
+
+@bp.get("/<int:game_id>.csv")
+def export_csv(game_id: int):
+    record, played = load(game_id)
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(CSV_COLUMNS)
+    for row in turn_rows(record, played.turns()):
+        for index, throw in enumerate(row["throws"], start=1):
+            writer.writerow([
+                row["number"], row["round"], row["player"], index, "-".join(map(str, throw.faces)),
+                "-".join(map(str, throw.kept)), throw.points, row["result"], row["points"],
+                row["piggyback"], row["penalty"], row["score_after"],
+            ])
+    return Response(out.getvalue(), mimetype="text/csv",
+                    headers={"Content-Disposition": f'attachment; filename="dicekeeper-game-{game_id}.csv"'})
+
+
+@bp.post("/import")
+def import_game():
+    upload = request.files.get("game")
+    if upload is None or not upload.filename:
+        return render_index("Choose an exported game file (.json) to import.", 400)
+    try:
+        data = json.loads(upload.read().decode("utf-8"))
+        players, rules, events, source = import_payload(data)
+        record, _, _ = book().create(database.get_db(), players, rules, source or "manual", events)
+    except (ValueError, UnicodeDecodeError) as exc:  # JSON, InputError, DiceError and RulesError
+        return render_index(f"That file is not an exported game: {exc}", 400)
+    except (IllegalAction, ScorekeeperError) as exc:
+        return render_index(f"That game does not replay under its rules: {exc}", 400)
+    return redirect(url_for("history.game", game_id=record.id))

@@ -1,0 +1,75 @@
+"""The score-progression chart of a game as inline SVG: one line per player over the rounds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from scorekeeper import TurnRecord
+
+COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2",
+           "#7f7f7f", "#bcbd22", "#393b79", "#637939")
+WIDTH, HEIGHT = 640, 300
+LEFT, RIGHT, TOP, BOTTOM = 56, 16, 16, 36
+
+
+@dataclass(frozen=True)
+class Series:
+    name: str
+    colour: str
+    points: tuple[tuple[float, float], ...]  # (x, y) in SVG coordinates
+    scores: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Chart:
+    width: int
+    height: int
+    series: tuple[Series, ...]
+    y_ticks: tuple[tuple[float, int], ...]   # (y, score)
+    x_ticks: tuple[tuple[float, int], ...]   # (x, round)
+    target_y: float | None
+    left: int = LEFT
+    right: int = WIDTH - RIGHT
+    top: int = TOP
+    bottom: int = HEIGHT - BOTTOM
+
+
+def score_chart(players: tuple[str, ...], turns: tuple[TurnRecord, ...], target: int) -> Chart:
+    """Each player's score after each of their turns, against the round it was played in."""
+    n = len(players)
+    rounds = max([(t.number - 1) // n + 1 for t in turns], default=1)
+    history: list[list[tuple[int, int]]] = [[(0, 0)] for _ in players]
+    for turn in turns:
+        history[turn.player].append(((turn.number - 1) // n + 1, turn.score_after))
+    scores = [s for h in history for _, s in h]
+    low = min(0, *scores)
+    high = max(target, *scores, 1)
+
+    def x_of(round_number: float) -> float:
+        return round(LEFT + (WIDTH - LEFT - RIGHT) * round_number / max(rounds, 1), 1)
+
+    def y_of(score: float) -> float:
+        return round(HEIGHT - BOTTOM - (HEIGHT - TOP - BOTTOM) * (score - low) / (high - low), 1)
+
+    step = _nice_step((high - low) / 5)
+    first = (low // step) * step
+    y_ticks = tuple((y_of(v), v) for v in range(int(first), int(high) + 1, int(step)) if v >= low)
+    x_step = max(1, _nice_step(rounds / 8))
+    x_ticks = tuple((x_of(r), r) for r in range(0, rounds + 1, int(x_step)))
+    series = tuple(
+        Series(name, COLOURS[i % len(COLOURS)], tuple((x_of(r), y_of(s)) for r, s in history[i]),
+               tuple(s for _, s in history[i]))
+        for i, name in enumerate(players)
+    )
+    return Chart(WIDTH, HEIGHT, series, y_ticks, x_ticks, y_of(target) if target <= high else None)
+
+
+def _nice_step(raw: float) -> int:
+    """A round step (1, 2, 5 times a power of ten) at least `raw`."""
+    if raw <= 1:
+        return 1
+    power = 10 ** (len(str(int(raw))) - 1)
+    for factor in (1, 2, 5, 10):
+        if factor * power >= raw:
+            return factor * power
+    return 10 * power

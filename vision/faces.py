@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import combinations
 
 import numpy as np
 
@@ -19,14 +20,20 @@ LAYOUTS: dict[int, tuple[tuple[int, int], ...]] = {
     6: ((-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)),
 }
 _ANGLES = np.deg2rad(np.arange(0.0, 90.0, 3.0))
+_ROTATIONS = np.stack([np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]]) for a in _ANGLES])
+_TARGETS = {
+    value: (frozenset(places), frozenset((-y, x) for x, y in places)) for value, places in LAYOUTS.items()
+}
 
 
 @dataclass(frozen=True)
 class FaceSettings:
-    max_layout_error: float = 0.28  # RMS distance of pips from their grid places, in pip spacings
-    min_spacing: float = 0.16  # pip spacing as a fraction of the die's side
+    max_layout_error: float = 0.25  # RMS distance of pips from their grid places, in pip spacings
+    min_spacing: float = 0.10  # pip spacing as a fraction of the die's side
     max_spacing: float = 0.42
+    max_offset: float = 0.25  # pips' centre from the face's centre, fraction of the die's side
     min_contrast: float = 35.0  # below this the pips are doubtful (Lab distance)
+    max_dropped: int = 2  # pips the layout check may set aside as glare or side-face pips
 
 
 @dataclass(frozen=True)
@@ -34,58 +41,87 @@ class FaceRead:
     """A value from pips, with the layout error and every reason to doubt it (empty: sure)."""
 
     value: int | None
-    count: int
+    count: int  # pips found
     layout_error: float
     doubts: tuple[str, ...]
+    used: tuple[int, ...] = ()  # indexes of the pips that make up the face
 
     @property
     def doubtful(self) -> bool:
         return bool(self.doubts)
 
 
-def _rotated_layout(value: int, quarter_turn: bool) -> set[tuple[int, int]]:
-    return {(-y, x) if quarter_turn else (x, y) for x, y in LAYOUTS[value]}
-
-
-def layout_fit(points: np.ndarray, value: int) -> tuple[float, float]:
-    """Best (RMS error in spacings, spacing in pixels) of `points` laid on the face `value`."""
+def layout_fit(points: np.ndarray) -> tuple[float, float]:
+    """Best (RMS error in spacings, spacing in pixels) of `points` laid out as the face with
+    that many pips, over rotations; (inf, 0) when no rotation puts them on the right places."""
+    value = len(points)
     centred = points - points.mean(axis=0)
+    turned = np.einsum("nk,akj->anj", centred, _ROTATIONS.transpose(0, 2, 1))
+    extent = turned.max(axis=1) - turned.min(axis=1)
+    spacings = extent.sum(axis=1) / 4.0
     best = (np.inf, 0.0)
-    targets = [_rotated_layout(value, False), _rotated_layout(value, True)]
-    for angle in _ANGLES:
-        c, s = np.cos(angle), np.sin(angle)
-        turned = centred @ np.array([[c, -s], [s, c]])
-        extent = turned.max(axis=0) - turned.min(axis=0)
-        spacing = float(extent.sum() / 4.0)
+    targets = _TARGETS[value]
+    for grid, spacing in zip(turned, spacings):
         if spacing <= 1e-6:
             continue
-        grid = turned / spacing
-        if value in (1, 2, 4):
-            grid = grid - grid.mean(axis=0)  # these faces have no pip at the centre to anchor to
-        places = np.rint(grid).astype(int)
-        if {tuple(p) for p in places} not in targets or len({tuple(p) for p in places}) != len(points):
+        scaled = grid / spacing
+        places = np.rint(scaled).astype(int)
+        placed = frozenset(map(tuple, places))
+        if len(placed) != value or placed not in targets:
             continue
-        error = float(np.sqrt(((grid - places) ** 2).sum(axis=1).mean()))
+        error = float(np.sqrt(((scaled - places) ** 2).sum(axis=1).mean()))
         if error < best[0]:
-            best = (error, spacing)
+            best = (error, float(spacing))
     return best
 
 
-def read_face(pips: tuple[Pip, ...], die_size: float, contrast: float, settings: FaceSettings | None = None) -> FaceRead:
-    """The face value the pips show, doubted when the count, layout or contrast is off."""
+def _check(points: np.ndarray, die_size: float, center: np.ndarray, settings: FaceSettings) -> float | None:
+    """Layout error of the points as a face, or None when they are no face."""
+    offset = float(np.hypot(*(points.mean(axis=0) - center))) / die_size
+    if offset > settings.max_offset:
+        return None
+    if len(points) == 1:
+        return 0.0
+    error, spacing = layout_fit(points)
+    if error > settings.max_layout_error or not settings.min_spacing <= spacing / die_size <= settings.max_spacing:
+        return None
+    return error
+
+
+def read_face(
+    pips: tuple[Pip, ...],
+    die_size: float,
+    contrast: float,
+    face_center: tuple[float, float],
+    settings: FaceSettings | None = None,
+) -> FaceRead:
+    """The face value the pips show, doubted when the count, layout or contrast is off.
+
+    When all pips do not make a face, up to `max_dropped` of them may be set aside (glare,
+    a pip on a side face); the reading is then doubtful ("dropped") but usually right.
+    """
     settings = settings or FaceSettings()
     count = len(pips)
-    doubts: list[str] = []
-    if not 1 <= count <= 6:
-        return FaceRead(None, count, np.inf, ("count",))
-    error = 0.0
-    if count >= 2:
-        points = np.array([(p.x, p.y) for p in pips], dtype=np.float64)
-        error, spacing = layout_fit(points, count)
-        if not error <= settings.max_layout_error:
-            doubts.append("layout")
-        elif not settings.min_spacing <= spacing / die_size <= settings.max_spacing:
-            doubts.append("layout")
-    if contrast < settings.min_contrast:
-        doubts.append("contrast")
-    return FaceRead(count, count, error, tuple(doubts))
+    if count == 0:
+        return FaceRead(None, 0, np.inf, ("count",))
+    points = np.array([(p.x, p.y) for p in pips], dtype=np.float64)
+    center = np.asarray(face_center, dtype=np.float64)
+    contrast_doubt = ("contrast",) if contrast < settings.min_contrast else ()
+    if count <= 6:
+        error = _check(points, die_size, center, settings)
+        if error is not None:
+            return FaceRead(count, count, error, contrast_doubt, tuple(range(count)))
+    for dropped in range(1, settings.max_dropped + 1):
+        best: tuple[float, tuple[int, ...]] | None = None
+        size = count - dropped
+        # Any one blob near the centre would pass for a one: never drop down to a single pip.
+        if not 2 <= size <= 6:
+            continue
+        for kept in combinations(range(count), size):
+            error = _check(points[list(kept)], die_size, center, settings)
+            if error is not None and (best is None or error < best[0]):
+                best = (error, kept)
+        if best is not None:
+            return FaceRead(size, count, best[0], ("dropped", *contrast_doubt), best[1])
+    doubt = "count" if count > 6 else "layout"
+    return FaceRead(None, count, np.inf, (doubt, *contrast_doubt))

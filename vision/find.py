@@ -26,7 +26,9 @@ class FindSettings:
     max_aspect: float = 1.6  # long side / short side of a single die's rectangle
     min_side_px: float = 10.0  # smaller regions are noise at any scale we read
     # A region is split where it narrows below this fraction of the die size (dice vs walls).
-    core_fraction: float = 0.3
+    core_fraction: float = 0.25
+    edge_low: int = 25  # Canny thresholds on the blurred grey frame
+    edge_high: int = 60
 
 
 @dataclass(frozen=True)
@@ -96,32 +98,31 @@ def estimate_die_size(shapes: list[tuple[DieBox, float, float, float]], fallback
     return float(sides[(len(sides) - 1) // 2])
 
 
-def _split_region(region: np.ndarray, frame_roi: np.ndarray, die_size: float, core: float) -> list[np.ndarray]:
-    """Split a region into die-sized parts: seeds where it is thicker than `core`, grown by watershed."""
-    distance = cv2.distanceTransform(region, cv2.DIST_L2, 3)
-    seeds = (distance > core * die_size).astype(np.uint8)
-    count, markers = cv2.connectedComponents(seeds)
-    if count <= 1:
-        return []
-    if count == 2:
-        parts = [cv2.bitwise_and(region, region, mask=cv2.dilate(seeds, None, iterations=max(1, round(core * die_size * 1.2))))]
-    else:
-        markers = markers.astype(np.int32) + 1
-        markers[region == 0] = 0
-        markers[(region > 0) & (seeds == 0)] = 0
-        background = cv2.dilate(region, np.ones((3, 3), np.uint8)) == 0
-        markers[background] = 1
-        cv2.watershed(np.ascontiguousarray(frame_roi), markers)
-        parts = [((markers == k) & (region > 0)).astype(np.uint8) * 255 for k in range(2, count + 1)]
-    out = []
-    for part in parts:
-        area = cv2.countNonZero(part)
+def _split_region(region: np.ndarray, die_size: float, core: float) -> list[np.ndarray]:
+    """Split a region into die-sized parts: cut off what is thinner than a die (walls, shadows),
+    then divide blobs of dice lying side by side by pixel position."""
+    width = max(3, round(core * die_size) * 2 + 1)
+    opened = cv2.morphologyEx(region, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width)))
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
+    parts = []
+    for k in range(1, count):
+        x, y, w, h, area = stats[k]
+        part = np.zeros_like(region)
+        part[y : y + h, x : x + w][labels[y : y + h, x : x + w] == k] = 255
         pieces = round(area / die_size**2)
-        if pieces >= 2 and pieces < 10:
-            out.extend(_kmeans_split(part, pieces))
+        if 2 <= pieces <= 12:
+            parts.extend(_kmeans_split(part, pieces))
         else:
-            out.append(part)
-    return out
+            parts.append(part)
+    return parts
+
+
+def _convex(region: np.ndarray) -> np.ndarray:
+    """The region's filled convex hull: a die's outline with gaps, or a bite taken out, made whole."""
+    hull = cv2.convexHull(cv2.findNonZero(region))
+    filled = np.zeros_like(region)
+    cv2.fillConvexPoly(filled, hull, 255)
+    return filled
 
 
 def _kmeans_split(region: np.ndarray, count: int) -> list[np.ndarray]:
@@ -140,16 +141,28 @@ def _kmeans_split(region: np.ndarray, count: int) -> list[np.ndarray]:
     return parts
 
 
-def find_dice(frame_bgr: np.ndarray, settings: FindSettings | None = None) -> Candidates:
-    """Candidates for dice in a BGR frame, with the frame's die size."""
-    settings = settings or FindSettings()
+def foreground_mask(frame_bgr: np.ndarray, settings: FindSettings) -> tuple[np.ndarray, np.ndarray]:
+    """What is not table: colour difference, or closed edges (a white die on a white table shows
+    little colour difference but sharp outlines). Returns (mask, difference)."""
     difference = table_difference(frame_bgr, settings.lightness_weight)
     mask = (difference > settings.min_difference).astype(np.uint8) * 255
     short = min(frame_bgr.shape[:2])
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    lightness = cv2.GaussianBlur(cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY), (5, 5), 0)
+    edges = cv2.Canny(lightness, settings.edge_low, settings.edge_high)
+    # Gaps in a die's outline are a few pixels at any scale we read; bridge about 1% of the frame.
+    bridge = max(3, int(short / 110) | 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (bridge, bridge))
+    mask = cv2.morphologyEx(cv2.bitwise_or(mask, edges), cv2.MORPH_CLOSE, kernel)
     mask = _fill_small_holes(mask, (short / 6.0) ** 2)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
+    return mask, difference
 
+
+def find_dice(frame_bgr: np.ndarray, settings: FindSettings | None = None) -> Candidates:
+    """Candidates for dice in a BGR frame, with the frame's die size."""
+    settings = settings or FindSettings()
+    mask, difference = foreground_mask(frame_bgr, settings)
+    short = min(frame_bgr.shape[:2])
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     regions = []
     for k in range(1, count):
@@ -165,14 +178,11 @@ def find_dice(frame_bgr: np.ndarray, settings: FindSettings | None = None) -> Ca
         if area < 0.3 * die_size**2:
             continue
         single = area <= 1.6 * die_size**2 and fill >= settings.min_fill and aspect <= settings.max_aspect
-        if single:
-            parts = [region]
-        else:
-            roi = frame_bgr[y : y + region.shape[0], x : x + region.shape[1]]
-            parts = _split_region(region, roi, die_size, settings.core_fraction)
+        parts = [region] if single else _split_region(region, die_size, settings.core_fraction)
         for part in parts:
             if cv2.countNonZero(part) < settings.min_side_px**2:
                 continue
+            part = _convex(part)
             part_box, part_area, part_fill, part_aspect = _shape(part)
             if part_fill < settings.min_fill or part_aspect > settings.max_aspect:
                 continue

@@ -88,7 +88,7 @@ class DiceReader:
         looked: list[tuple[Candidate, PipFinding, FaceRead]] = []
         for candidate in found.items:
             pips = find_pips(frame_bgr, candidate, found.die_size, settings.pips)
-            face = read_face(pips.pips, found.die_size, pips.contrast, settings.faces)
+            face = read_face(pips.pips, found.die_size, pips.contrast, pips.face_center, settings.faces)
             looked.append((candidate, pips, face))
 
         probabilities = None
@@ -119,6 +119,6 @@ class DiceReader:
                 if p[NOT_A_DIE] >= p[best]:
                     return None
                 return DieReading(best + 1, box, round(float(p[best]), 3), "classifier")
-        if face.value is None or "layout" in face.doubts:
+        if face.value is None:
             return None
         return DieReading(face.value, box, _pips_confidence(face, pips.contrast), "pips")

@@ -32,6 +32,7 @@ class GameResult:
     turns: int
     rounds: int
     turn_points: tuple[tuple[int, ...], ...]
+    instant_win: bool = False
 
 
 def game_rng(seed: int, game: int) -> random.Random:
@@ -65,9 +66,10 @@ def play_game(strategies: Sequence[Strategy], rules: Ruleset, rng: random.Random
     return GameResult(
         winner=seats[state.winner],
         scores=tuple(scores),
-        turns=state.turn_number - 1 if state.turn_number > 1 else 0,
-        rounds=state.round_number,
+        turns=len(game.turns()),
+        rounds=(len(game.turns()) - 1) // k + 1,
         turn_points=tuple(tuple(p) for p in points),
+        instant_win=game.turns()[-1].result == "instant-win",
     )
 
 

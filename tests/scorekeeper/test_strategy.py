@@ -1,3 +1,4 @@
+import json
 import random
 import sys
 from functools import lru_cache
@@ -354,3 +355,41 @@ def test_dashboard_lookup_benchmark(benchmark):
     advise(state)
     advice = benchmark(advise, state)
     assert advice.action.kind == "keep"
+
+
+def run_cli(capsys, *argv):
+    from dicekeeper.cli import main
+
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, [json.loads(line) for line in out.splitlines() if line.strip()], err
+
+
+def test_advise_command_prints_the_advice(capsys):
+    code, [obj], err = run_cli(capsys, "advise", "--rules", "farkle", "--turn-total", "300", "1", "1", "5", "2", "3", "4")
+    assert code == 0 and err == ""
+    assert obj == json.loads(json.dumps(advise([1, 1, 5, 2, 3, 4], preset("farkle"), turn_total=300).to_dict()))
+    assert obj["advice"]["action"] == "keep" and sum(k["best"] for k in obj["keeps"]) == 1
+
+
+def test_advise_command_situation_flags(capsys):
+    _, [free], _ = run_cli(capsys, "advise", "--rules", "farkle", "1", "5", "2", "3", "4", "6")
+    _, [off], _ = run_cli(capsys, "advise", "--rules", "farkle", "--off-board", "--farkles", "2",
+                          "1", "5", "2", "3", "4", "6")
+    assert off == json.loads(json.dumps(
+        advise([1, 5, 2, 3, 4, 6], preset("farkle"), situation=Situation(500, 1000)).to_dict()))
+    assert all(k["expected_if_bank"] is None for k in off["keeps"])
+    assert max(k["expected_if_roll"] for k in off["keeps"]) < max(k["expected_if_roll"] for k in free["keeps"])
+
+
+@pytest.mark.parametrize("argv, message", [
+    (("1", "7"), "from 1 to 6"),
+    ((), "give the faces"),
+    (("--turn-total", "-5", "1"), "--turn-total must be a whole number >= 0"),
+    (("--farkles", "two", "1"), "--farkles must be"),
+    (("--rules", "nope", "1"), "unknown rules"),
+    (("--set", "entry=lots", "1"), "entry must be a whole number"),
+])
+def test_advise_command_rejects_bad_input(capsys, argv, message):
+    code, lines, err = run_cli(capsys, "advise", *argv)
+    assert code == 2 and lines == [] and message in err and len(err.strip().splitlines()) == 1

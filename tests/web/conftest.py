@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -68,3 +69,99 @@ def new_table(client: FlaskClient):
     def make(players: list[str] | None = None, **create: Any) -> Table:
         return Table(client, players, **create)
     return make
+
+
+class LiveServer:
+    """The app served over real HTTP by the threaded development server, in a background thread."""
+
+    def __init__(self, app: Flask) -> None:
+        from werkzeug.serving import make_server
+
+        self.app = app
+        self.server = make_server("127.0.0.1", 0, app, threaded=True)
+        self.url = f"http://127.0.0.1:{self.server.server_port}"
+        app.config["PUBLIC_URL"] = self.url
+        self.thread = threading.Thread(target=self.server.serve_forever, name="live-server", daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.app.extensions["dicekeeper.live"].close(wait=5.0)
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=5)
+
+
+@pytest.fixture
+def live_server(app: Flask) -> Iterator[LiveServer]:
+    server = LiveServer(app)
+    yield server
+    server.stop()
+    assert app.extensions["dicekeeper.live"].open_streams == 0, "an event stream outlived the server"
+
+
+class EventStream:
+    """Reads a Server-Sent Events stream in a thread; `next_event()` hands out (event, data, time)."""
+
+    def __init__(self, url: str) -> None:
+        import http.client
+        import queue
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(url)
+        self.connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+        self.connection.connect()
+        self.sock = self.connection.sock  # the connection lets go of it once the response is read
+        self.connection.request("GET", parts.path, headers={"Accept": "text/event-stream"})
+        self.response = self.connection.getresponse()
+        assert self.response.status == 200
+        assert self.response.getheader("Content-Type", "").startswith("text/event-stream")
+        self.events: queue.Queue = queue.Queue()
+        self.ended = threading.Event()
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        import json
+        import time
+
+        event, data = "message", []
+        try:
+            while True:
+                line = self.response.readline()
+                if not line:
+                    break
+                text = line.decode().rstrip("\r\n")
+                if text == "":
+                    if data:
+                        self.events.put((event, json.loads("\n".join(data)), time.perf_counter()))
+                    event, data = "message", []
+                elif text.startswith("event:"):
+                    event = text[6:].strip()
+                elif text.startswith("data:"):
+                    data.append(text[5:].strip())
+        except (OSError, ValueError, AttributeError):  # AttributeError: read after close()
+            pass
+        finally:
+            self.ended.set()
+
+    def next_event(self, timeout: float = 5.0) -> tuple[str, Any, float]:
+        return self.events.get(timeout=timeout)
+
+    def state_at(self, version: int, timeout: float = 5.0) -> tuple[dict[str, Any], float]:
+        """The first streamed state at `version` or later, and when it arrived."""
+        while True:
+            event, data, at = self.next_event(timeout)
+            if event == "state" and data["version"] >= version:
+                return data, at
+
+    def close(self) -> None:
+        import socket
+
+        try:
+            # Wakes the reading thread first: closing the response while it reads would wait for it.
+            self.sock.shutdown(socket.SHUT_RDWR)
+            self.thread.join(timeout=5)
+            self.response.close()
+            self.connection.close()
+        except OSError:
+            pass

@@ -342,6 +342,11 @@ def bank_thresholds(rules: Ruleset, situation: Situation = ON_BOARD) -> dict[int
 
 # ---- advice ------------------------------------------------------------------------------------------
 
+def _points(value: float | None) -> float | None:
+    """Expected points as shown in JSON: two decimals are more than any table needs."""
+    return None if value is None else round(value, 2)
+
+
 @dataclass(frozen=True)
 class KeepAdvice:
     """One legal keep: its points, the farkle chance of the next throw, and what the turn is worth after it.
@@ -377,8 +382,8 @@ class KeepAdvice:
             "points": self.keep.points,
             "instant_win": self.keep.instant_win,
             "dice_next": self.dice_next,
-            "farkle_next": self.farkle_next,
-            "expected_if_roll": self.expected_if_roll,
+            "farkle_next": round(self.farkle_next, 6),
+            "expected_if_roll": _points(self.expected_if_roll),
             "expected_if_bank": self.expected_if_bank,
             "best": self.best,
         }
@@ -417,18 +422,18 @@ class Advice:
         advice: dict[str, object] = dict(self.action.to_dict())
         if self.then is not None:
             advice["then"] = self.then.kind
-        advice["expected"] = self.expected
+        advice["expected"] = _points(self.expected)
         if self.throw is None:
-            advice["expected_if_roll"] = self.expected_if_roll
+            advice["expected_if_roll"] = _points(self.expected_if_roll)
             advice["expected_if_bank"] = self.expected_if_bank
             if self.expected_if_piggyback is not None:
-                advice["expected_if_piggyback"] = self.expected_if_piggyback
+                advice["expected_if_piggyback"] = _points(self.expected_if_piggyback)
         return {
             "rules": self.rules.name,
             "turn_total": self.turn_total,
             "dice": self.dice,
             "throw": None if self.throw is None else list(self.throw),
-            "farkle_chance": self.farkle_chance,
+            "farkle_chance": round(self.farkle_chance, 6),
             "keeps": [k.to_dict() for k in self.keeps],
             "advice": advice,
         }

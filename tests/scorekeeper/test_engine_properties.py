@@ -87,7 +87,7 @@ def reference_points(faces: tuple[int, ...], rules: Ruleset) -> int | None:
     return best(tuple(sorted(faces)))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(rules=rulesets, data=st.data())
 def test_keeps_are_exactly_the_scoring_sub_multisets(rules, data):
     faces = tuple(data.draw(st.lists(st.integers(1, 6), min_size=1, max_size=rules.dice)))
@@ -101,7 +101,7 @@ def test_keeps_are_exactly_the_scoring_sub_multisets(rules, data):
     assert keeps == expected
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(rules=rulesets, seed=st.integers(0, 2**32 - 1), players=st.integers(1, 3))
 def test_replaying_the_events_gives_the_same_state(rules, seed, players):
     rng = random.Random(seed)

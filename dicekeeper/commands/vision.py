@@ -41,6 +41,7 @@ def _reader(mode: str) -> DiceReader:
         classifier = load_default_classifier()
     except Exception as exc:  # missing module or model file: one line, never a traceback
         if mode == "combined":
+            print(f"dicekeeper: warning: reading with pips alone, no die-face classifier: {exc}", file=sys.stderr)
             return DiceReader(mode="combined")
         raise CliError(f"--mode classifier needs the die-face classifier, which cannot be loaded: {exc}") from None
     return DiceReader(classifier, mode=mode)  # type: ignore[arg-type]

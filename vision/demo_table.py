@@ -259,6 +259,10 @@ class DemoTable:
     def t(self) -> float:
         return self.index / self.fps
 
+    def index_time(self, index: int) -> float:
+        """Table time of frame `index`."""
+        return index / self.fps
+
     @property
     def idle(self) -> bool:
         with self._lock:
@@ -532,11 +536,14 @@ class HandSprites:
         self.height = int(math.ceil(3.4 * die_size + frame_height + 3.0 * die_size))
         self.width = int(math.ceil(8.5 * die_size + 0.3 * self.height * 2))
         self.anchor = (self.width // 2, int(3.4 * die_size))
-        self._sprites = {lean: self._crop(self._draw(lean)) for lean in self.LEANS}
+        self._sprites: dict[float, tuple[int, tuple[np.ndarray, ...]]] = {}
 
     def get(self, lean: float) -> tuple[int, tuple[np.ndarray, ...]]:
         """(columns cut on the left, sprite) for the lean nearest to `lean`."""
-        return self._sprites[min(self.LEANS, key=lambda v: abs(v - lean))]
+        nearest = min(self.LEANS, key=lambda v: abs(v - lean))
+        if nearest not in self._sprites:
+            self._sprites[nearest] = self._crop(self._draw(nearest))
+        return self._sprites[nearest]
 
     def _draw(self, lean: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         s = self.s

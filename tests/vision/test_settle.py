@@ -1,0 +1,216 @@
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from vision.demo_table import DemoTable
+from vision.reader import DiceReader
+from vision.settle import MotionMeter, SettleConfig, SettledThrow, SettleDetector, ThrowWatcher, match_dice
+from vision.types import DieBox, DieReading
+
+FPS = 30.0
+MOVING, STILL = 0.05, 0.0
+
+
+def die(value: int, x: float, y: float, confidence: float = 0.95, angle: float = 10.0) -> DieReading:
+    return DieReading(value, DieBox(x, y, 60, 60, angle), confidence, "pips")
+
+
+class Feed:
+    """Frames for a detector at 30 frames per second of frame time."""
+
+    def __init__(self, config: SettleConfig | None = None) -> None:
+        self.detector = SettleDetector(config)
+        self.index = 0
+        self.throws: list[SettledThrow] = []
+
+    @property
+    def t(self) -> float:
+        return self.index / FPS
+
+    def frames(self, count: int, motion: float, readings: Sequence[DieReading] | None = None) -> None:
+        for _ in range(count):
+            quiet = motion <= self.detector.config.motion_fraction
+            shown = readings if quiet and readings is not None else None
+            result = self.detector.update(self.t, self.index, motion, shown)
+            if result is not None:
+                self.throws.append(result)
+            self.index += 1
+
+    def tumble_and_rest(self, readings: Sequence[DieReading], moving: int = 20, still: int = 20) -> None:
+        self.frames(moving, MOVING)
+        self.frames(still, STILL, readings)
+
+
+SIX = [die(v, 100 + 120 * i, 300) for i, v in enumerate([1, 5, 3, 3, 2, 6])]
+
+
+def test_one_throw_per_rest_after_the_settle_time() -> None:
+    feed = Feed()
+    feed.tumble_and_rest(SIX, moving=20, still=60)
+    assert len(feed.throws) == 1
+    throw = feed.throws[0]
+    assert throw.faces == (1, 5, 3, 3, 2, 6)
+    assert throw.set_aside == ()
+    assert throw.rest_index == 19  # the last moving frame already showed the dice where they stay
+    settle_time = feed.detector.config.settle_time
+    assert throw.t - throw.rest_t == pytest.approx(settle_time, abs=1 / FPS)
+    assert throw.t >= throw.rest_t + settle_time - 1e-9
+    assert not throw.doubtful and throw.confidence == pytest.approx(0.95)
+
+
+def test_tumbling_dice_give_no_throw() -> None:
+    feed = Feed()
+    feed.frames(200, MOVING, SIX)
+    assert feed.throws == []
+    assert feed.detector.status.phase == "moving"
+
+
+def test_a_rest_shorter_than_the_settle_time_gives_no_throw() -> None:
+    feed = Feed()
+    for _ in range(5):
+        feed.tumble_and_rest(SIX, moving=5, still=8)  # 8 frames: about 0.27 s
+    assert feed.throws == []
+
+
+def test_the_same_resting_dice_never_give_a_second_throw() -> None:
+    feed = Feed()
+    feed.tumble_and_rest(SIX)
+    nudged = [die(r.value, r.box.cx + 6, r.box.cy - 4) for r in SIX]  # a shaken table moves them a little
+    feed.tumble_and_rest(nudged)
+    feed.tumble_and_rest(SIX, moving=2)  # a light switched on
+    feed.frames(300, STILL, SIX)
+    assert len(feed.throws) == 1
+
+
+def test_new_motion_then_rest_gives_the_next_throw_and_unmoved_dice_are_set_aside() -> None:
+    feed = Feed()
+    feed.tumble_and_rest(SIX)
+    kept = [SIX[0], SIX[1]]  # the 1 and the 5 stay where they lie
+    feed.tumble_and_rest(kept)  # a hand takes the other four away: no throw
+    assert len(feed.throws) == 1
+    new = [die(4, 200, 500), die(4, 420, 520), die(6, 640, 480), die(2, 860, 510)]
+    feed.tumble_and_rest(kept + new)
+    assert len(feed.throws) == 2
+    second = feed.throws[1]
+    assert second.faces == (4, 4, 6, 2)
+    assert [d.value for d in second.set_aside] == [1, 5]
+
+
+def test_a_die_rethrown_close_to_where_it_lay_is_in_play() -> None:
+    feed = Feed()
+    feed.tumble_and_rest([die(5, 300, 300)])
+    feed.tumble_and_rest([die(2, 310, 305)])  # another face
+    feed.tumble_and_rest([die(2, 314, 300, angle=40.0)])  # same face and place, turned
+    feed.tumble_and_rest([die(2, 340, 300, angle=40.0)])  # same face and angle, moved
+    assert [t.faces for t in feed.throws] == [(5,), (2,), (2,), (2,)]
+
+
+def test_a_reading_that_keeps_changing_settles_late_and_doubtful() -> None:
+    config = SettleConfig()
+    feed = Feed(config)
+    feed.frames(10, MOVING)
+    flicker = [SIX, SIX[:5] + [die(5, 700, 300)]]
+    start = feed.index
+    for k in range(90):
+        feed.frames(1, STILL, flicker[k % 3 == 2])
+    assert len(feed.throws) == 1
+    throw = feed.throws[0]
+    assert throw.doubtful
+    assert throw.faces == (1, 5, 3, 3, 2, 6)  # the reading seen most often
+    assert throw.t - throw.rest_t == pytest.approx(config.max_wait, abs=1.5 / FPS)
+    assert throw.index > start
+
+
+def test_a_flicker_after_the_throw_is_judged_never_becomes_a_throw() -> None:
+    feed = Feed()
+    feed.tumble_and_rest(SIX)
+    misread = SIX[:5] + [die(5, 700, 300)]
+    feed.frames(100, STILL, misread)
+    assert len(feed.throws) == 1
+
+
+def test_dice_outside_the_rolling_area_count_as_set_aside() -> None:
+    feed = Feed(SettleConfig(rolling_area=(0, 0, 500, 720)))
+    feed.tumble_and_rest(SIX)
+    assert len(feed.throws) == 1
+    assert feed.throws[0].faces == (1, 5, 3, 3)
+    assert [d.value for d in feed.throws[0].set_aside] == [2, 6]
+
+
+def test_reading_only_as_often_as_asked() -> None:
+    config = SettleConfig(read_interval=0.1)
+    detector = SettleDetector(config)
+    reads = 0
+    for index in range(40):
+        t = index / FPS
+        motion = MOVING if index < 10 else STILL
+        wanted = motion <= config.motion_fraction and detector.wants_reading_after_quiet(t)
+        reads += wanted
+        detector.update(t, index, motion, SIX if wanted else None)
+    # 30 still frames over one second: read on the first, then every third frame until judged.
+    assert 4 <= reads <= 7
+    assert detector.status.phase == "settled"
+
+
+def test_match_dice_pairs_closest_same_valued_dice_once() -> None:
+    before = [die(3, 100, 100), die(3, 160, 100), die(2, 300, 100, angle=5)]
+    now = [die(3, 150, 100), die(3, 105, 100), die(4, 160, 100), die(2, 302, 98, angle=88)]
+    # 88 and 5 degrees differ by 7: a square turned by 90 looks the same.
+    assert match_dice(now, before, same_place=0.3) == [1, 0, None, 2]
+
+
+# ---- motion -------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def table_frame() -> np.ndarray:
+    table = DemoTable(seed=2, width=640, height=360, light=False, noise=0)
+    while not table.throws:
+        table.step()
+    return table.step().image
+
+
+def test_motion_ignores_noise_and_a_dimming_light_but_sees_a_moved_die(table_frame: np.ndarray) -> None:
+    meter = MotionMeter(SettleConfig())
+    threshold = SettleConfig().motion_fraction
+    meter(table_frame)
+    rng = np.random.default_rng(0)
+    noisy = np.clip(table_frame + rng.normal(0, 3, table_frame.shape), 0, 255).astype(np.uint8)
+    assert meter(noisy) <= threshold
+    dimmer = (table_frame * 0.85).astype(np.uint8)
+    meter(table_frame)
+    assert meter(dimmer) <= threshold
+    shaken = np.roll(table_frame, (4, 3), axis=(0, 1))
+    meter(table_frame)
+    assert meter(shaken) > threshold
+
+
+# ---- on the demo table: the whole watcher --------------------------------------------------------
+
+
+def watch_demo(seed: int, throws: int) -> tuple[DemoTable, list[SettledThrow]]:
+    table = DemoTable(seed=seed, width=640, height=360, fps=15)
+    watcher = ThrowWatcher(DiceReader(mode="pips"))
+    found = []
+    while len(table.throws) < throws or table.index < table.throws[-1].rest_index + 20:
+        shown = table.step()
+        observed = watcher.feed(shown.image, shown.t, shown.index)
+        if observed.settled is not None:
+            found.append(observed.settled)
+    return table, found
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_demo_throws_with_hands_and_light_jumps_each_settle_exactly_once(seed: int) -> None:
+    table, found = watch_demo(seed, throws=8)
+    truth = table.throws[:len(found)]
+    assert len(found) == len(table.throws)
+    assert any(t.set_aside for t in table.throws)  # some throws left dice lying aside
+    for real, seen in zip(truth, found):
+        assert sorted(seen.faces) == sorted(real.faces)
+        assert sorted(d.value for d in seen.set_aside) == sorted(real.set_aside)
+        assert seen.rest_index >= real.rest_index  # never before the dice lay still
+        assert seen.t - table.index_time(real.rest_index) >= SettleConfig().settle_time - 1e-9

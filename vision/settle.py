@@ -1,0 +1,298 @@
+"""Settle detection: a stream of frames in, exactly one `SettledThrow` per roll out.
+
+Per frame the detector gets the motion between this frame and the previous one and, on quiet
+frames, the dice readings. Dice have settled when the picture has been still and the reading has
+stayed the same for `settle_time` seconds of frame time (not wall time, so a recording or a
+faster-than-real-time test behaves like a live camera). Each quiet spell is judged once:
+
+- the dice are compared with the previous resting scene; a die with the same value at the same
+  place and angle (within `same_place` die sizes) has not moved and counts as set aside;
+- the others are in play; when there are any, the spell yields one throw. Dice taken away or a
+  table shaken without moving the dice give no in-play dice, hence no throw.
+
+A reading that never steadies (a die on its edge, a flickering pip) still settles after
+`max_wait` seconds on its most frequent reading, marked `doubtful` so that a person confirms it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+import cv2
+import numpy as np
+
+from vision.types import DieReading
+
+SettlePhase = Literal["waiting", "moving", "steadying", "settled"]
+
+
+@dataclass(frozen=True)
+class SettleConfig:
+    settle_time: float = 0.3  # seconds of stillness and an unchanged reading
+    max_wait: float = 1.5  # still but the reading keeps changing: settle anyway, doubtful
+    read_interval: float = 0.0  # seconds between readings of a still picture (0: every frame)
+    motion_width: int = 320  # frames are shrunk to this width to measure motion
+    pixel_change: float = 14.0  # grey levels (after brightness normalising) that count as a change
+    motion_fraction: float = 0.0015  # share of changed pixels above which the picture is moving
+    same_place: float = 0.3  # die sizes: a die that moved less than this (same value, same angle) lay still
+    # Optional rolling area (x0, y0, x1, y1) in frame pixels: dice outside it count as set aside.
+    rolling_area: tuple[float, float, float, float] | None = None
+
+
+class MotionMeter:
+    """Share of pixels that changed since the previous frame, in 0..1.
+
+    Frames are shrunk, blurred and divided by their mean brightness, so sensor noise and a light
+    that slowly dims or brightens do not count as motion; a die, a hand or a shaken table do.
+    """
+
+    def __init__(self, config: SettleConfig | None = None) -> None:
+        self.config = config or SettleConfig()
+        self._previous: np.ndarray | None = None
+
+    def reset(self) -> None:
+        self._previous = None
+
+    def __call__(self, image: np.ndarray) -> float:
+        width = self.config.motion_width
+        height = max(1, round(image.shape[0] * width / image.shape[1]))
+        small = cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA)
+        grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0).astype(np.float32)
+        grey *= 128.0 / max(1.0, float(grey.mean()))
+        previous, self._previous = self._previous, grey
+        if previous is None or previous.shape != grey.shape:
+            return 1.0
+        changed = cv2.absdiff(grey, previous) > self.config.pixel_change
+        return float(np.count_nonzero(changed)) / changed.size
+
+
+@dataclass(frozen=True)
+class SettledThrow:
+    """Dice that came to rest: those just thrown (in play) and those that did not move (set aside)."""
+
+    dice: tuple[DieReading, ...]  # in play, left to right
+    set_aside: tuple[DieReading, ...]
+    rest_t: float  # time of the frame in which the dice came to rest
+    rest_index: int
+    t: float  # time of the frame that settled it
+    index: int
+    doubtful: bool = False  # the reading never steadied
+
+    @property
+    def faces(self) -> tuple[int, ...]:
+        return tuple(d.value for d in self.dice)
+
+    @property
+    def confidence(self) -> float:
+        return min((d.confidence for d in self.dice), default=0.0)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "t": round(self.rest_t, 3),
+            "dice": list(self.faces),
+            "confidence": round(self.confidence, 3),
+            "set_aside": [d.value for d in self.set_aside],
+            "doubtful": self.doubtful,
+        }
+
+
+@dataclass(frozen=True)
+class SettleStatus:
+    """The detector's state for the dashboard."""
+
+    phase: SettlePhase
+    since: float  # frame time the phase began
+    in_play: tuple[DieReading, ...] = ()
+    set_aside: tuple[DieReading, ...] = ()
+    motion: float = 0.0
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "phase": self.phase, "since": round(self.since, 3), "motion": round(self.motion, 4),
+            "in_play": [d.value for d in self.in_play], "set_aside": [d.value for d in self.set_aside],
+        }
+
+
+def _die_size(readings: Sequence[DieReading]) -> float:
+    return float(np.median([r.box.size for r in readings])) if readings else 0.0
+
+
+def _turn_between(a: float, b: float) -> float:
+    """Smallest difference of two box angles in degrees; a square looks the same every 90."""
+    d = abs(a - b) % 90.0
+    return min(d, 90.0 - d)
+
+
+def match_dice(now: Sequence[DieReading], before: Sequence[DieReading], same_place: float,
+               same_turn: float = 15.0) -> list[int | None]:
+    """For each die in `now`, the index of the same die in `before`, or None.
+
+    The same die shows the same value, within `same_place` die sizes and `same_turn` degrees of
+    where it was: a die that lies still keeps its place and its angle, while a die thrown anew
+    lands at a random angle even when it ends up close by. Closest pairs are matched first and
+    each die of `before` at most once.
+    """
+    size = _die_size(list(now) + list(before))
+    limit = same_place * size
+    pairs = []
+    for i, a in enumerate(now):
+        for j, b in enumerate(before):
+            if a.value == b.value and _turn_between(a.box.angle, b.box.angle) <= same_turn:
+                d = math.hypot(a.box.cx - b.box.cx, a.box.cy - b.box.cy)
+                if d <= limit:
+                    pairs.append((d, i, j))
+    result: list[int | None] = [None] * len(now)
+    used: set[int] = set()
+    for _, i, j in sorted(pairs):
+        if result[i] is None and j not in used:
+            result[i] = j
+            used.add(j)
+    return result
+
+
+def same_scene(a: Sequence[DieReading], b: Sequence[DieReading], same_place: float) -> bool:
+    """Two readings of a still picture agree: same values at the same places. Box angles of small
+    dice wobble by several degrees from frame to frame, so they are not compared here."""
+    return len(a) == len(b) and all(m is not None for m in match_dice(a, b, same_place, same_turn=45.0))
+
+
+def _signature(readings: Sequence[DieReading]) -> tuple[int, ...]:
+    return tuple(sorted(r.value for r in readings))
+
+
+@dataclass
+class _Spell:
+    """One quiet spell: since when the picture is still and what was read during it."""
+
+    start_t: float
+    start_index: int
+    readings: list[tuple[float, tuple[DieReading, ...]]] = field(default_factory=list)
+    steady_since: float = 0.0  # since when the reading has been what it is now
+    judged: bool = False
+
+
+class SettleDetector:
+    """Feed every frame with `update`; it returns a `SettledThrow` at most once per quiet spell.
+
+    Only motion starts a new spell: while the picture stays still, a reading that changes (a
+    flickering pip, a shadow) can never turn into a second throw.
+    """
+
+    def __init__(self, config: SettleConfig | None = None) -> None:
+        self.config = config or SettleConfig()
+        self.rest_scene: tuple[DieReading, ...] = ()  # the dice of the previous resting scene
+        self._spell: _Spell | None = None
+        self._last: tuple[float, int] | None = None  # previous frame's (t, index)
+        self._last_read_t: float | None = None
+        self._status = SettleStatus("waiting", 0.0)
+
+    @property
+    def status(self) -> SettleStatus:
+        return self._status
+
+    def wants_reading_after_quiet(self, t: float) -> bool:
+        """Whether a still frame at `t` is worth reading: at most every `read_interval` seconds, and
+        only now and then once the spell is judged (just to keep the picture current)."""
+        if self._spell is None or self._last_read_t is None:
+            return True
+        interval = self.config.read_interval if not self._spell.judged else max(self.config.read_interval, 0.5)
+        return t - self._last_read_t >= interval
+
+    def update(self, t: float, index: int, motion: float, readings: Sequence[DieReading] | None) -> SettledThrow | None:
+        """One frame: its time, index, motion since the previous frame and its readings, if read."""
+        previous, self._last = self._last, (t, index)
+        if previous is None or motion > self.config.motion_fraction:
+            since = self._status.since if self._status.phase == "moving" else t
+            self._status = SettleStatus("moving", since, motion=motion)
+            self._spell = None
+            self._last_read_t = None
+            return None
+        if self._spell is None:
+            # This frame equals the previous one: the dice were already at rest in that one.
+            self._spell = _Spell(previous[0], previous[1], steady_since=previous[0])
+            self._status = SettleStatus("steadying", previous[0], motion=motion)
+        spell = self._spell
+        if readings is None:
+            self._status = SettleStatus(self._status.phase, self._status.since, self._status.in_play,
+                                        self._status.set_aside, motion)
+            return None
+        self._last_read_t = t
+        current = tuple(sorted(readings, key=lambda r: (r.box.cx, r.box.cy)))
+        if spell.judged:
+            return None
+        if spell.readings and not same_scene(current, spell.readings[-1][1], self.config.same_place):
+            spell.steady_since = t
+        spell.readings.append((t, current))
+        if len(spell.readings) >= 2 and t - spell.steady_since >= self.config.settle_time:
+            return self._judge(spell, current, t, index, doubtful=False)
+        if len(spell.readings) >= 2 and t - spell.start_t >= self.config.max_wait:
+            common = Counter(_signature(r) for _, r in spell.readings).most_common(1)[0][0]
+            chosen = next(r for _, r in reversed(spell.readings) if _signature(r) == common)
+            return self._judge(spell, chosen, t, index, doubtful=True)
+        self._status = SettleStatus("steadying", spell.start_t, motion=motion)
+        return None
+
+    def _judge(self, spell: _Spell, scene: tuple[DieReading, ...], t: float, index: int,
+               doubtful: bool) -> SettledThrow | None:
+        spell.judged = True
+        in_play, set_aside = self.split(scene)
+        self.rest_scene = scene
+        self._status = SettleStatus("settled", t, in_play, set_aside, self._status.motion)
+        if not in_play:
+            return None
+        return SettledThrow(in_play, set_aside, spell.start_t, spell.start_index, t, index, doubtful)
+
+    def split(self, scene: Sequence[DieReading]) -> tuple[tuple[DieReading, ...], tuple[DieReading, ...]]:
+        """(in play, set aside): dice that moved since the previous rest, and those that did not."""
+        matches = match_dice(scene, self.rest_scene, self.config.same_place)
+        in_play, set_aside = [], []
+        for reading, match in zip(scene, matches):
+            unmoved = match is not None or not self._in_rolling_area(reading)
+            (set_aside if unmoved else in_play).append(reading)
+        return tuple(in_play), tuple(set_aside)
+
+    def _in_rolling_area(self, reading: DieReading) -> bool:
+        area = self.config.rolling_area
+        if area is None:
+            return True
+        x0, y0, x1, y1 = area
+        return x0 <= reading.box.cx <= x1 and y0 <= reading.box.cy <= y1
+
+
+class DiceReaderLike(Protocol):
+    def read(self, frame_bgr: np.ndarray) -> list[DieReading]: ...
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What the watcher made of one frame."""
+
+    index: int
+    t: float
+    motion: float
+    readings: tuple[DieReading, ...] | None  # None: this frame was not read
+    status: SettleStatus
+    settled: SettledThrow | None = None
+
+
+class ThrowWatcher:
+    """Frames in, observations out: measures motion, reads still frames, detects settled throws."""
+
+    def __init__(self, reader: DiceReaderLike, config: SettleConfig | None = None) -> None:
+        self.config = config or SettleConfig()
+        self.reader = reader
+        self.motion = MotionMeter(self.config)
+        self.detector = SettleDetector(self.config)
+
+    def feed(self, image: np.ndarray, t: float, index: int) -> Observation:
+        motion = self.motion(image)
+        # The detector decides on the motion first: a moving frame is never worth reading.
+        readings = None
+        if motion <= self.config.motion_fraction and self.detector.wants_reading_after_quiet(t):
+            readings = tuple(self.reader.read(image))
+        settled = self.detector.update(t, index, motion, readings)
+        return Observation(index, t, motion, readings, self.detector.status, settled)

@@ -7,7 +7,7 @@ from itertools import combinations
 
 import numpy as np
 
-from vision.pips import Pip
+from vision.pips import Pip, PipFinding
 
 # Pip positions of each face on a 3x3 grid (units of the pip spacing), in one orientation;
 # the layout check also tries the face turned by 90 degrees.
@@ -29,11 +29,16 @@ _TARGETS = {
 @dataclass(frozen=True)
 class FaceSettings:
     max_layout_error: float = 0.25  # RMS distance of pips from their grid places, in pip spacings
-    min_spacing: float = 0.10  # pip spacing as a fraction of the die's side
-    max_spacing: float = 0.42
-    max_offset: float = 0.25  # pips' centre from the face's centre, fraction of the die's side
+    min_spacing: float = 0.12  # pip spacing as a fraction of the die's side
+    max_spacing: float = 0.32
+    # Pips' centre from the region's centre, fraction of the die's side. Side faces in view
+    # shift the region, but a lone pip far off centre is more often glare than a one.
+    max_offset: float = 0.35
+    max_offset_single: float = 0.25
     min_contrast: float = 35.0  # below this the pips are doubtful (Lab distance)
     max_dropped: int = 2  # pips the layout check may set aside as glare or side-face pips
+    sample_radius: float = 0.3  # of the pip spacing: the disc looked at on each grid place
+    pip_share: float = 0.5  # a grid place holds a pip when it has this share of the pips' contrast
 
 
 @dataclass(frozen=True)
@@ -54,14 +59,20 @@ class FaceRead:
 def layout_fit(points: np.ndarray) -> tuple[float, float]:
     """Best (RMS error in spacings, spacing in pixels) of `points` laid out as the face with
     that many pips, over rotations; (inf, 0) when no rotation puts them on the right places."""
+    error, spacing, _ = _fit(points)
+    return error, spacing
+
+
+def _fit(points: np.ndarray) -> tuple[float, float, int]:
+    """`layout_fit` plus the index of the best rotation in `_ROTATIONS` (-1 if none)."""
     value = len(points)
     centred = points - points.mean(axis=0)
     turned = np.einsum("nk,akj->anj", centred, _ROTATIONS.transpose(0, 2, 1))
     extent = turned.max(axis=1) - turned.min(axis=1)
     spacings = extent.sum(axis=1) / 4.0
-    best = (np.inf, 0.0)
+    best = (np.inf, 0.0, -1)
     targets = _TARGETS[value]
-    for grid, spacing in zip(turned, spacings):
+    for index, (grid, spacing) in enumerate(zip(turned, spacings)):
         if spacing <= 1e-6:
             continue
         scaled = grid / spacing
@@ -71,14 +82,14 @@ def layout_fit(points: np.ndarray) -> tuple[float, float]:
             continue
         error = float(np.sqrt(((scaled - places) ** 2).sum(axis=1).mean()))
         if error < best[0]:
-            best = (error, float(spacing))
+            best = (error, float(spacing), index)
     return best
 
 
 def _check(points: np.ndarray, die_size: float, center: np.ndarray, settings: FaceSettings) -> float | None:
     """Layout error of the points as a face, or None when they are no face."""
     offset = float(np.hypot(*(points.mean(axis=0) - center))) / die_size
-    if offset > settings.max_offset:
+    if offset > (settings.max_offset_single if len(points) == 1 else settings.max_offset):
         return None
     if len(points) == 1:
         return 0.0
@@ -88,40 +99,82 @@ def _check(points: np.ndarray, die_size: float, center: np.ndarray, settings: Fa
     return error
 
 
+_GRID = np.array([(i, j) for j in (-1, 0, 1) for i in (-1, 0, 1)], dtype=np.float64)
+
+
+def grid_value(points: np.ndarray, pips: PipFinding, settings: FaceSettings) -> int | None:
+    """Look at all nine places of the face grid that `points` lie on: the value whose layout
+    the places with a pip make, or None when they make no face."""
+    if len(points) < 2:
+        return None
+    _, spacing, index = _fit(points)
+    if index < 0:
+        return None
+    places = points.mean(axis=0) + (_GRID * spacing) @ _ROTATIONS[index]
+    radius = settings.sample_radius * spacing
+    samples = np.array([pips.contrast_at(x, y, radius) for x, y in places])
+    found = np.array([pips.contrast_at(x, y, radius) for x, y in points])
+    level = float(np.median(found))
+    if level <= 0:
+        return None
+    occupied = frozenset(
+        (int(i), int(j)) for (i, j), sample in zip(_GRID, samples) if sample >= settings.pip_share * level
+    )
+    for value, targets in _TARGETS.items():
+        if occupied in targets:
+            return value
+    return None
+
+
 def read_face(
-    pips: tuple[Pip, ...],
+    pips: tuple[Pip, ...] | PipFinding,
     die_size: float,
-    contrast: float,
-    face_center: tuple[float, float],
+    contrast: float | None = None,
+    face_center: tuple[float, float] | None = None,
     settings: FaceSettings | None = None,
 ) -> FaceRead:
     """The face value the pips show, doubted when the count, layout or contrast is off.
 
     When all pips do not make a face, up to `max_dropped` of them may be set aside (glare,
     a pip on a side face); the reading is then doubtful ("dropped") but usually right.
+    With a `PipFinding`, the grid the pips lie on is checked for pips the blobs missed.
     """
     settings = settings or FaceSettings()
+    finding = pips if isinstance(pips, PipFinding) else None
+    if finding is not None:
+        pips, contrast, face_center = finding.pips, finding.contrast, finding.face_center
+    assert contrast is not None and face_center is not None
     count = len(pips)
     if count == 0:
         return FaceRead(None, 0, np.inf, ("count",))
     points = np.array([(p.x, p.y) for p in pips], dtype=np.float64)
     center = np.asarray(face_center, dtype=np.float64)
     contrast_doubt = ("contrast",) if contrast < settings.min_contrast else ()
+    found: tuple[float, tuple[int, ...], tuple[str, ...]] | None = None
     if count <= 6:
         error = _check(points, die_size, center, settings)
         if error is not None:
-            return FaceRead(count, count, error, contrast_doubt, tuple(range(count)))
+            found = (error, tuple(range(count)), ())
     for dropped in range(1, settings.max_dropped + 1):
-        best: tuple[float, tuple[int, ...]] | None = None
+        if found is not None:
+            break
         size = count - dropped
         # Any one blob near the centre would pass for a one: never drop down to a single pip.
         if not 2 <= size <= 6:
             continue
         for kept in combinations(range(count), size):
             error = _check(points[list(kept)], die_size, center, settings)
-            if error is not None and (best is None or error < best[0]):
-                best = (error, kept)
-        if best is not None:
-            return FaceRead(size, count, best[0], ("dropped", *contrast_doubt), best[1])
-    doubt = "count" if count > 6 else "layout"
-    return FaceRead(None, count, np.inf, (doubt, *contrast_doubt))
+            if error is not None and (found is None or error < found[0]):
+                found = (error, kept, ("dropped",))
+    if found is None:
+        doubt = "count" if count > 6 else "layout"
+        return FaceRead(None, count, np.inf, (doubt, *contrast_doubt))
+    error, kept, doubts = found
+    value = len(kept)
+    if finding is not None and value >= 2:
+        on_grid = grid_value(points[list(kept)], finding, settings)
+        if on_grid is None:
+            doubts = (*doubts, "grid")
+        elif on_grid != value:
+            value, doubts = on_grid, (*doubts, "grid")
+    return FaceRead(value, count, error, (*doubts, *contrast_doubt), kept)

@@ -24,7 +24,9 @@ class FindSettings:
     min_difference: float = 20.0
     min_fill: float = 0.6  # region area / its rotated rectangle's area
     max_aspect: float = 1.6  # long side / short side of a single die's rectangle
-    min_side_px: float = 10.0  # smaller regions are noise at any scale we read
+    min_side_px: float = 8.0  # smaller regions (at the working scale) are noise
+    # Dice are segmented on the frame shrunk to this long side (pips are read at full size).
+    work_side: int = 640
     # A region is split where it narrows below this fraction of the die size (dice vs walls).
     core_fraction: float = 0.25
     edge_low: int = 25  # Canny thresholds on the blurred grey frame
@@ -36,6 +38,7 @@ class Candidate:
     """A region that may be one die: its rotated box, pixel mask and how it stands out."""
 
     box: DieBox
+    side: float  # square root of the region's area: this die's size
     mask: np.ndarray  # uint8 0/255 of the region, placed at `origin` in the frame
     origin: tuple[int, int]  # (x, y) of the mask's top-left corner in the frame
     contrast: float  # median difference of the region from the table
@@ -60,11 +63,10 @@ def table_difference(frame_bgr: np.ndarray, lightness_weight: float = 0.4) -> np
     )
     kernel = min(_BACKGROUND_KERNEL, (min(small.shape[:2]) // 2) * 2 - 1)
     table = cv2.resize(cv2.medianBlur(small, kernel), (width, height), interpolation=cv2.INTER_LINEAR)
-    lab = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2LAB)
-    table_lab = cv2.cvtColor(table, cv2.COLOR_BGR2LAB)
-    diff = cv2.subtract(lab, table_lab, dtype=cv2.CV_32F)
-    lightness, a, b = cv2.split(diff)
-    return cv2.sqrt(lightness * lightness * lightness_weight**2 + a * a + b * b)
+    lab = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
+    lab -= cv2.cvtColor(table, cv2.COLOR_BGR2LAB)
+    lab *= np.array([lightness_weight, 1.0, 1.0], np.float32)
+    return np.sqrt(np.einsum("ijk,ijk->ij", lab, lab))
 
 
 def _fill_small_holes(mask: np.ndarray, max_hole_area: float) -> np.ndarray:
@@ -80,9 +82,9 @@ def _fill_small_holes(mask: np.ndarray, max_hole_area: float) -> np.ndarray:
 
 def _shape(region: np.ndarray) -> tuple[DieBox, float, float, float]:
     """Rotated box, pixel area, fill (area / box area) and aspect of a 0/255 region."""
-    points = cv2.findNonZero(region)
-    (cx, cy), (w, h), angle = cv2.minAreaRect(points)
-    area = float(len(points))
+    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    (cx, cy), (w, h), angle = cv2.minAreaRect(np.concatenate(contours))
+    area = float(cv2.countNonZero(region))
     fill = area / max(w * h, 1e-6)
     aspect = max(w, h) / max(min(w, h), 1e-6)
     return DieBox(float(cx), float(cy), float(w), float(h), float(angle)), area, fill, aspect
@@ -110,16 +112,22 @@ def _split_region(region: np.ndarray, die_size: float, core: float) -> list[np.n
         part = np.zeros_like(region)
         part[y : y + h, x : x + w][labels[y : y + h, x : x + w] == k] = 255
         pieces = round(area / die_size**2)
-        if 2 <= pieces <= 12:
+        if 2 <= pieces <= 12 and not (stats[k, cv2.CC_STAT_AREA] <= 2.6 * die_size**2 and _compact(part)):
             parts.extend(_kmeans_split(part, pieces))
         else:
             parts.append(part)
     return parts
 
 
+def _compact(region: np.ndarray) -> bool:
+    _, _, fill, aspect = _shape(region)
+    return fill >= 0.75 and aspect <= 1.3
+
+
 def _convex(region: np.ndarray) -> np.ndarray:
     """The region's filled convex hull: a die's outline with gaps, or a bite taken out, made whole."""
-    hull = cv2.convexHull(cv2.findNonZero(region))
+    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    hull = cv2.convexHull(np.concatenate(contours))
     filled = np.zeros_like(region)
     cv2.fillConvexPoly(filled, hull, 255)
     return filled
@@ -159,10 +167,15 @@ def foreground_mask(frame_bgr: np.ndarray, settings: FindSettings) -> tuple[np.n
 
 
 def find_dice(frame_bgr: np.ndarray, settings: FindSettings | None = None) -> Candidates:
-    """Candidates for dice in a BGR frame, with the frame's die size."""
+    """Candidates for dice in a BGR frame, with the frame's die size (frame pixels)."""
     settings = settings or FindSettings()
-    mask, difference = foreground_mask(frame_bgr, settings)
-    short = min(frame_bgr.shape[:2])
+    height, width = frame_bgr.shape[:2]
+    scale = min(1.0, settings.work_side / max(height, width))
+    work = frame_bgr
+    if scale < 1.0:
+        work = cv2.resize(frame_bgr, (round(width * scale), round(height * scale)), interpolation=cv2.INTER_AREA)
+    mask, difference = foreground_mask(work, settings)
+    short = min(work.shape[:2])
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     regions = []
     for k in range(1, count):
@@ -177,7 +190,8 @@ def find_dice(frame_bgr: np.ndarray, settings: FindSettings | None = None) -> Ca
     for (x, y), region, (box, area, fill, aspect) in regions:
         if area < 0.3 * die_size**2:
             continue
-        single = area <= 1.6 * die_size**2 and fill >= settings.min_fill and aspect <= settings.max_aspect
+        # Dice of two sizes may share a table: a compact square up to 2.6 small dice is one die.
+        single = area <= 2.6 * die_size**2 and fill >= settings.min_fill and aspect <= settings.max_aspect
         parts = [region] if single else _split_region(region, die_size, settings.core_fraction)
         for part in parts:
             if cv2.countNonZero(part) < settings.min_side_px**2:
@@ -186,9 +200,30 @@ def find_dice(frame_bgr: np.ndarray, settings: FindSettings | None = None) -> Ca
             part_box, part_area, part_fill, part_aspect = _shape(part)
             if part_fill < settings.min_fill or part_aspect > settings.max_aspect:
                 continue
-            if not 0.6 * die_size <= np.sqrt(part_area) <= 1.5 * die_size:
+            if not 0.6 * die_size <= np.sqrt(part_area) <= 1.8 * die_size:
                 continue
             inside = difference[y : y + part.shape[0], x : x + part.shape[1]][part > 0]
-            frame_box = DieBox(part_box.cx + x, part_box.cy + y, part_box.w, part_box.h, part_box.angle)
-            items.append(Candidate(frame_box, part, (x, y), float(np.median(inside))))
-    return Candidates(tuple(items), die_size)
+            items.append(_to_frame(part, (x, y), part_box, part_area, float(np.median(inside)), scale, (width, height)))
+    return Candidates(tuple(items), die_size / scale)
+
+
+def _to_frame(
+    part: np.ndarray,
+    origin: tuple[int, int],
+    box: DieBox,
+    area: float,
+    contrast: float,
+    scale: float,
+    frame_size: tuple[int, int],
+) -> Candidate:
+    """A candidate found on the shrunk frame, in frame pixels."""
+    x, y = origin
+    frame_box = DieBox((box.cx + x + 0.5) / scale - 0.5, (box.cy + y + 0.5) / scale - 0.5, box.w / scale, box.h / scale, box.angle)
+    if scale == 1.0:
+        return Candidate(frame_box, float(np.sqrt(area)), part, origin, contrast)
+    x0, y0 = int(x / scale), int(y / scale)
+    x1 = min(frame_size[0], int(np.ceil((x + part.shape[1]) / scale)))
+    y1 = min(frame_size[1], int(np.ceil((y + part.shape[0]) / scale)))
+    mask = cv2.resize(part, (x1 - x0, y1 - y0), interpolation=cv2.INTER_LINEAR)
+    mask = np.where(mask >= 128, 255, 0).astype(np.uint8)
+    return Candidate(frame_box, float(np.sqrt(area)) / scale, mask, (x0, y0), contrast)

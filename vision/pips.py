@@ -19,7 +19,7 @@ class PipSettings:
     min_circularity: float = 0.55  # 4 pi area / perimeter^2: glare streaks score low
     min_inertia: float = 0.4  # minor / major inertia; pips on a side face look squashed
     min_contrast: float = 24.0  # Lab distance between pip and face colour
-    edge_margin: float = 0.1  # ignore this much of the region's rim (die edges, shadows)
+    edge_margin: float = 0.05  # ignore this much of the region's rim (die edges, shadows)
     stretch_floor: float = 60.0  # Lab distance that is stretched to full contrast at least
 
 
@@ -37,6 +37,28 @@ class PipFinding:
     pips: tuple[Pip, ...]
     contrast: float
     face_center: tuple[float, float]  # centre of the region's inner part, frame pixels
+    # Lab distance of each pixel from the face colour (0 outside the region's inner part),
+    # placed at `origin` in the frame: lets the face check look for pips the blobs missed.
+    contrast_map: np.ndarray | None = None
+    origin: tuple[int, int] = (0, 0)
+
+    def contrast_at(self, x: float, y: float, radius: float) -> float:
+        """Mean contrast in a disc around a frame point; 0 where the map does not reach."""
+        if self.contrast_map is None:
+            return 0.0
+        cx, cy = x - self.origin[0], y - self.origin[1]
+        r = max(1, int(round(radius)))
+        x0, y0 = int(round(cx)) - r, int(round(cy)) - r
+        height, width = self.contrast_map.shape
+        if x0 < 0 or y0 < 0 or x0 + 2 * r + 1 > width or y0 + 2 * r + 1 > height:
+            return 0.0
+        patch = self.contrast_map[y0 : y0 + 2 * r + 1, x0 : x0 + 2 * r + 1]
+        return float(patch[_disc(r)].mean())
+
+
+def _disc(radius: int) -> np.ndarray:
+    ys, xs = np.mgrid[-radius : radius + 1, -radius : radius + 1]
+    return xs * xs + ys * ys <= radius * radius
 
 
 def _detector(die_size: float, settings: PipSettings) -> cv2.SimpleBlobDetector:
@@ -101,4 +123,6 @@ def find_pips(frame_bgr: np.ndarray, candidate: Candidate, die_size: float, sett
         pips = [pips[i] for i in keep]
         strengths = [strengths[i] for i in keep]
     contrast = float(np.median(strengths)) if strengths else 0.0
-    return PipFinding(tuple(pips), contrast, (float(centre[0] + x0), float(centre[1] + y0)))
+    contrast_map = distance
+    contrast_map[region == 0] = 0
+    return PipFinding(tuple(pips), contrast, (float(centre[0] + x0), float(centre[1] + y0)), contrast_map, (x0, y0))

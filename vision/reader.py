@@ -87,8 +87,8 @@ class DiceReader:
         found = find_dice(frame_bgr, settings.find)
         looked: list[tuple[Candidate, PipFinding, FaceRead]] = []
         for candidate in found.items:
-            pips = find_pips(frame_bgr, candidate, found.die_size, settings.pips)
-            face = read_face(pips.pips, found.die_size, pips.contrast, pips.face_center, settings.faces)
+            pips = find_pips(frame_bgr, candidate, candidate.side, settings.pips)
+            face = read_face(pips, candidate.side, settings=settings.faces)
             looked.append((candidate, pips, face))
 
         probabilities = None

@@ -128,7 +128,7 @@ def _turn_between(a: float, b: float) -> float:
 
 
 def match_dice(now: Sequence[DieReading], before: Sequence[DieReading], same_place: float,
-               same_turn: float = 15.0) -> list[int | None]:
+               same_turn: float = 45.0) -> list[int | None]:
     """For each die in `now`, the index of the same die in `before`, or None.
 
     The same die shows the same value, within `same_place` die sizes and `same_turn` degrees of

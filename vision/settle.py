@@ -6,7 +6,7 @@ stayed the same for `settle_time` seconds of frame time (not wall time, so a rec
 faster-than-real-time test behaves like a live camera). Each quiet spell is judged once:
 
 - the dice are compared with the previous resting scene; a die with the same value at the same
-  place and angle (within `same_place` die sizes) has not moved and counts as set aside;
+  place (within `same_place` die sizes) has not moved and counts as set aside;
 - the others are in play; when there are any, the spell yields one throw. Dice taken away or a
   table shaken without moving the dice give no in-play dice, hence no throw.
 
@@ -38,7 +38,7 @@ class SettleConfig:
     motion_width: int = 320  # frames are shrunk to this width to measure motion
     pixel_change: float = 14.0  # grey levels (after brightness normalising) that count as a change
     motion_fraction: float = 0.0015  # share of changed pixels above which the picture is moving
-    same_place: float = 0.3  # die sizes: a die that moved less than this (same value, same angle) lay still
+    same_place: float = 0.3  # die sizes: a die that moved less than this (same value) lay still
     # Optional rolling area (x0, y0, x1, y1) in frame pixels: dice outside it count as set aside.
     rolling_area: tuple[float, float, float, float] | None = None
 
@@ -121,27 +121,18 @@ def _die_size(readings: Sequence[DieReading]) -> float:
     return float(np.median([r.box.size for r in readings])) if readings else 0.0
 
 
-def _turn_between(a: float, b: float) -> float:
-    """Smallest difference of two box angles in degrees; a square looks the same every 90."""
-    d = abs(a - b) % 90.0
-    return min(d, 90.0 - d)
+def match_dice(now: Sequence[DieReading], before: Sequence[DieReading], same_place: float) -> list[int | None]:
+    """For each die in `now`, the index of the same die in `before` (same value, within `same_place`
+    die sizes), or None. Closest pairs are matched first and each die of `before` at most once.
 
-
-def match_dice(now: Sequence[DieReading], before: Sequence[DieReading], same_place: float,
-               same_turn: float = 45.0) -> list[int | None]:
-    """For each die in `now`, the index of the same die in `before`, or None.
-
-    The same die shows the same value, within `same_place` die sizes and `same_turn` degrees of
-    where it was: a die that lies still keeps its place and its angle, while a die thrown anew
-    lands at a random angle even when it ends up close by. Closest pairs are matched first and
-    each die of `before` at most once.
+    Box angles are not compared: on small dice they wobble by 20 degrees between frames.
     """
     size = _die_size(list(now) + list(before))
     limit = same_place * size
     pairs = []
     for i, a in enumerate(now):
         for j, b in enumerate(before):
-            if a.value == b.value and _turn_between(a.box.angle, b.box.angle) <= same_turn:
+            if a.value == b.value:
                 d = math.hypot(a.box.cx - b.box.cx, a.box.cy - b.box.cy)
                 if d <= limit:
                     pairs.append((d, i, j))
@@ -155,9 +146,8 @@ def match_dice(now: Sequence[DieReading], before: Sequence[DieReading], same_pla
 
 
 def same_scene(a: Sequence[DieReading], b: Sequence[DieReading], same_place: float) -> bool:
-    """Two readings of a still picture agree: same values at the same places. Box angles of small
-    dice wobble by several degrees from frame to frame, so they are not compared here."""
-    return len(a) == len(b) and all(m is not None for m in match_dice(a, b, same_place, same_turn=45.0))
+    """Two readings of a still picture agree: the same values at the same places."""
+    return len(a) == len(b) and all(m is not None for m in match_dice(a, b, same_place))
 
 
 def _signature(readings: Sequence[DieReading]) -> tuple[int, ...]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from scorekeeper import DiceError, Game, GameState, Ruleset, RulesError, event_from_dict, house_rule, preset
+from scorekeeper import Game, GameState, Ruleset, RulesError, event_from_dict, house_rule, preset
 from scorekeeper.game import check_players
 
 from web.dice_sources import SOURCES, Roller, choose_source
@@ -340,8 +340,3 @@ def import_payload(data: object) -> tuple[object, Ruleset, list[object], str | N
         source = "manual"
     return data.get("players"), rules, events, source
 
-
-__all__ = [
-    "ACTIONS", "DiceError", "GameBook", "GameNotFound", "GameRecord", "InputError", "StaleVersion",
-    "import_payload", "is_computer", "ruleset_from_request",
-]

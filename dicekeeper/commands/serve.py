@@ -76,10 +76,9 @@ def run(args: argparse.Namespace) -> int:
     print("Press Ctrl+C to stop.", flush=True)
     signal.signal(signal.SIGTERM, _stop)
     try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        print("dicekeeper: stopping", file=sys.stderr, flush=True)
+        server.serve_forever()  # returns on Ctrl+C or SIGTERM: werkzeug swallows the KeyboardInterrupt
     finally:
+        print("dicekeeper: stopping", file=sys.stderr, flush=True)
         app.extensions["dicekeeper.live"].close(wait=2.0)  # ends open event streams
         server.server_close()
         time.sleep(0.1)  # lets the request threads write the streams' last chunk

@@ -121,6 +121,7 @@ class EventStream:
         self.thread.start()
 
     def _read(self) -> None:
+        import http.client
         import json
         import time
 
@@ -139,8 +140,8 @@ class EventStream:
                     event = text[6:].strip()
                 elif text.startswith("data:"):
                     data.append(text[5:].strip())
-        except (OSError, ValueError, AttributeError):  # AttributeError: read after close()
-            pass
+        except (OSError, ValueError, AttributeError, http.client.HTTPException):
+            pass  # the connection ended: cut, closed by the test, or read after close()
         finally:
             self.ended.set()
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from scorekeeper import Game, event_from_dict, preset
@@ -355,3 +357,16 @@ def test_events_replay_to_the_served_state(client, new_table):
     assert replayed.state.to_dict() == {k: v for k, v in served.items() if k in replayed.state.to_dict()}
     assert [{"name": p["name"], "score": p["score"]} for p in served["players"]] == [
         {"name": "Ann", "score": 200}, {"name": "Bob", "score": 0}]
+
+
+
+def test_stream_through_the_test_client_opens_with_the_state(client, new_table):
+    table = new_table()
+    response = client.get(f"/api/games/{table.id}/stream", buffered=False)
+    assert response.status_code == 200 and response.mimetype == "text/event-stream"
+    assert response.headers["Cache-Control"] == "no-cache"
+    chunks = iter(response.response)
+    assert next(chunks) == b"retry: 1000\n\n"
+    head, data = next(chunks).decode().split("data: ", 1)
+    assert head == "id: 0\nevent: state\n" and json.loads(data) == table.get()
+    response.close()

@@ -84,6 +84,7 @@ def test_a_real_server_prints_links_serves_and_stops_cleanly(tmp_path):
         assert stream.readline().startswith(b"retry:")
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=10) == 0
+        assert "dicekeeper: stopping" in process.stderr.read()
         rest = stream.read()  # returns only when the server ended the chunked stream properly
         assert b"event: state" in rest and rest.endswith(b"\n\n")
     finally:

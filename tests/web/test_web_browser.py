@@ -300,10 +300,26 @@ def test_a_manual_game_to_the_end_then_history_shows_it_live(live_server, open_w
     lines = history.find_elements("css selector", "#chart polyline.series")
     assert sorted(line.get_attribute("data-player") for line in lines) == ["Ann", "Bob"]
     assert len(history.find_elements("css selector", "#log li")) == 3
-    shoot(history, "history-game", doc="history.png")
+    shoot(history, "history-game")
 
     history.get(f"{live_server.url}/history/")
     row = history.find_element("css selector", f"tr[data-game='{game['id']}']")
     assert "Ann" in row.text and "farke" in row.text
     shoot(history, "history-list")
     shoot(phone, "phone-finished")
+
+
+def test_history_page_of_a_whole_game(app, live_server, open_window):
+    """A full virtual game played through the API, then its history page (the README's screenshot)."""
+    from conftest import Table
+    from test_web_full_games import play_to_the_end
+
+    table = Table(app.test_client(), ["Ann", "Bob", "*Cy"], rules="family", set={"target": 5000})
+    final = play_to_the_end(table)
+    window = open_window((1100, 1500))
+    window.get(f"{live_server.url}/history/{table.id}")
+    assert f"{final['winner']} won with" in window.find_element("id", "winner").text
+    lines = window.find_elements("css selector", "#chart polyline.series")
+    assert len(lines) == 3
+    assert len(window.find_elements("css selector", "#log li")) == final["turn_number"]  # the last turn ended the game
+    shoot(window, "history-whole-game", doc="history.png")

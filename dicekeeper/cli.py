@@ -16,6 +16,7 @@ COMMAND_MODULES = (
     "dicekeeper.commands.vision",
     "dicekeeper.commands.serve",
     "dicekeeper.commands.strategy",
+    "dicekeeper.commands.watch",
 )
 
 

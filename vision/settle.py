@@ -286,3 +286,21 @@ class ThrowWatcher:
             readings = tuple(self.reader.read(image))
         settled = self.detector.update(t, index, motion, readings)
         return Observation(index, t, motion, readings, self.detector.status, settled)
+
+
+def default_reader(mode: str = "combined") -> DiceReaderLike:
+    """The reader for live video: pips plus the die-face classifier when its model loads, else pips
+    alone (the classifier is optional: a missing model must not stop the camera)."""
+    from vision.reader import DiceReader
+
+    if mode == "pips":
+        return DiceReader(mode="pips")
+    try:
+        from vision.classifier import load_default_classifier
+
+        classifier = load_default_classifier()
+    except Exception:
+        if mode == "classifier":
+            raise
+        return DiceReader(mode="pips")
+    return DiceReader(classifier, mode=mode)  # type: ignore[arg-type]

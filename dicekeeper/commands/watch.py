@@ -1,0 +1,136 @@
+"""`dicekeeper watch SOURCE`: settled throws from a camera, a video, a folder or the demo, as JSON lines."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from dicekeeper.cli import CliError
+
+MODES = ("pips", "classifier", "combined")
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError("must be more than 0")
+    return value
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    watch = subparsers.add_parser(
+        "watch", help="print each settled throw a camera, video, image folder or the demo table shows",
+        description="Print each settled throw as a JSON line: {\"t\": seconds, \"dice\": [...], \"confidence\": c}. "
+                    "SOURCE is demo, a camera number (0), a device (/dev/video0), a video file or a folder of images.",
+    )
+    watch.add_argument("source", metavar="SOURCE")
+    watch.add_argument("--mode", choices=MODES, default="combined", help="who decides the values (default combined)")
+    watch.add_argument("--fast", action="store_true",
+                       help="demo: draw frames as fast as they are read instead of in real time")
+    watch.add_argument("--realtime", action="store_true",
+                       help="video or folder: play at its frame rate, dropping frames when reading is slower")
+    watch.add_argument("--fps", type=_positive_float, default=None,
+                       help="frame rate of a folder of images or the demo (default 30)")
+    watch.add_argument("--seed", type=int, default=1, help="demo: seed of the demo table (default 1)")
+    watch.add_argument("--throws", type=_count, default=None, help="stop after this many throws")
+    watch.add_argument("--seconds", type=_positive_float, default=None, help="stop after this much source time")
+    watch.add_argument("--details", action="store_true",
+                       help="also print the set-aside dice, doubt, frame numbers and, for the demo, the truth")
+    watch.add_argument("--annotate", metavar="DIR", help="write the annotated frame of each settled throw to DIR")
+    watch.add_argument("--wait", type=_positive_float, default=10.0,
+                       help="give up on a camera that has not delivered a frame after this many seconds (default 10)")
+    watch.set_defaults(func=cmd_watch)
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.annotate_settle import draw_live
+    from vision.settle import ThrowWatcher, default_reader
+    from vision.sources import SourceError, open_source
+
+    realtime = (not args.fast) if args.source.strip() == "demo" else args.realtime
+    try:
+        source = open_source(args.source, realtime=realtime, fps=args.fps, seed=args.seed)
+    except SourceError as exc:
+        raise CliError(str(exc)) from None
+    try:
+        reader = default_reader(args.mode)
+    except Exception as exc:
+        source.close()
+        raise CliError(f"--mode {args.mode} needs the die-face classifier, which cannot be loaded: {exc}") from None
+    if args.annotate:
+        os.makedirs(args.annotate, exist_ok=True)
+    watcher = ThrowWatcher(reader)
+    demo = _demo_table(source)
+    printed = 0
+    shown_state = None
+    started = time.monotonic()
+    first_t: float | None = None
+    try:
+        with source:
+            while not source.finished:
+                frame = source.read(timeout=0.5)
+                state = source.state
+                if (state.status, state.message) != shown_state and state.status != "live" and state.message:
+                    print(f"dicekeeper watch: {state.message}", file=sys.stderr, flush=True)
+                shown_state = (state.status, state.message)
+                if frame is None:
+                    if state.frames == 0 and time.monotonic() - started > args.wait:
+                        raise CliError(f"{source.name}: no frame after {args.wait:g} s ({state.message or state.status})")
+                    continue
+                if first_t is None:
+                    first_t = frame.t
+                seen = watcher.feed(frame.image, frame.t, frame.index)
+                throw = seen.settled
+                if throw is not None:
+                    record: dict[str, object] = {
+                        "t": round(throw.rest_t - first_t, 3), "dice": list(throw.faces),
+                        "confidence": round(throw.confidence, 3),
+                    }
+                    if args.details:
+                        record.update(set_aside=[d.value for d in throw.set_aside], doubtful=throw.doubtful,
+                                      rest_frame=throw.rest_index, settled_frame=throw.index,
+                                      settled_after=round(throw.t - throw.rest_t, 3))
+                        if demo is not None:
+                            truth = next((x for x in reversed(demo.throws) if x.rest_index <= throw.rest_index), None)
+                            record["truth"] = None if truth is None else list(truth.faces)
+                    print(json.dumps(record), flush=True)
+                    if args.annotate:
+                        picture = draw_live(frame.image, throw.dice + throw.set_aside, seen.status)
+                        cv2.imwrite(str(Path(args.annotate) / f"throw_{printed + 1:04d}.jpg"), picture)
+                    printed += 1
+                    if args.throws is not None and printed >= args.throws:
+                        break
+                if args.seconds is not None and frame.t - first_t >= args.seconds:
+                    break
+            state = source.state
+            if state.status in ("ended", "failed") and state.message:
+                print(f"dicekeeper watch: {state.message}", file=sys.stderr, flush=True)
+    except KeyboardInterrupt:
+        pass
+    return 1 if source.state.status == "failed" else 0
+
+
+def _demo_table(source: object) -> object | None:
+    from vision.demo_table import DemoSource
+
+    inner = getattr(source, "inner", source)
+    return inner.table if isinstance(inner, DemoSource) else None

@@ -1,0 +1,65 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import pytest
+
+from dicekeeper.cli import main
+from vision.demo_table import DemoTable
+
+
+def lines(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def record_demo(folder: Path, throws: int, video: Path | None = None) -> DemoTable:
+    """Writes the demo table's frames as numbered PNGs (and optionally a video) until `throws` settled."""
+    table = DemoTable(seed=31, width=640, height=360, fps=15)
+    writer = None
+    if video is not None:
+        writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 15.0, (640, 360))
+    folder.mkdir(exist_ok=True)
+    while len(table.throws) < throws or table.index < table.throws[-1].rest_index + 10:
+        shown = table.step()
+        cv2.imwrite(str(folder / f"frame_{shown.index:05d}.png"), shown.image)
+        if writer is not None:
+            writer.write(shown.image)
+    if writer is not None:
+        writer.release()
+    return table
+
+
+def test_watch_the_demo_prints_one_json_line_per_throw(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["watch", "demo", "--fast", "--throws", "2", "--details", "--mode", "pips"]) == 0
+    out = lines(capsys.readouterr().out)
+    assert len(out) == 2
+    for record in out:
+        assert {"t", "dice", "confidence"} <= set(record)
+        assert record["dice"] == record["truth"]
+        assert 0 < record["confidence"] <= 1
+    assert out[0]["t"] < out[1]["t"]
+
+
+def test_watch_a_folder_and_a_video_of_a_recorded_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    table = record_demo(tmp_path / "frames", throws=3, video=tmp_path / "table.avi")
+    assert main(["watch", str(tmp_path / "frames"), "--fps", "15", "--mode", "pips"]) == 0
+    captured = capsys.readouterr()
+    from_folder = lines(captured.out)
+    assert [sorted(r["dice"]) for r in from_folder] == [sorted(t.faces) for t in table.throws]
+    # t is the source time of the frame in which the dice came to rest.
+    assert [r["t"] for r in from_folder] == pytest.approx([t.rest_index / 15 for t in table.throws], abs=0.01)
+    assert "all" in captured.err and "images read" in captured.err
+
+    assert main(["watch", str(tmp_path / "table.avi"), "--mode", "pips"]) == 0
+    from_video = lines(capsys.readouterr().out)
+    assert [sorted(r["dice"]) for r in from_video] == [sorted(t.faces) for t in table.throws]
+
+
+def test_watch_a_missing_source_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["watch", str(tmp_path / "nothing.mp4")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no such file or folder" in err[0]
+    assert main(["watch", "/dev/video-none"]) == 2
+    assert "no such device" in capsys.readouterr().err

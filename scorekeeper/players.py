@@ -65,9 +65,11 @@ class Threshold:
 class Endgame:
     """Maximum expected points, but watching the scores near the end of the game.
 
-    It banks whenever that wins the game at once, will not bank a total that leaves it losing in
-    the final round, and when a leader is within `near` points of the target it rolls on until
-    banking would at least draw level with that leader: a small bank is of little use then.
+    It banks whenever that wins the game at once and will not bank a total that leaves it losing
+    in the final round. Where reaching the target ends the game at once, a leader within `near`
+    points of it may win on the next turn, so it rolls on until banking would at least draw level
+    with that leader: a small bank is of little use then. (Where the others get a last chance,
+    every bank still shortens the final turn's task, so it plays for points as before.)
     """
 
     near: int = 1000
@@ -87,7 +89,7 @@ class Endgame:
             return Action.bank()
         if state.final_round:
             return Action.bank() if after > leader else Action.throw()
-        if rules.target - leader <= self.near and after < leader:
+        if rules.finish == "immediate" and rules.target - leader <= self.near and after < leader:
             return Action.throw()
         return advice.action
 

@@ -168,3 +168,14 @@ def test_computer_players_only_make_legal_moves(name, seed, lineup):
             break
         state = perform(game, choose_action(strategies[state.current], state, rng), rng)
     assert state.finished and state.winner is not None
+
+
+def test_endgame_plays_for_points_near_the_end_when_others_get_a_last_chance():
+    rules = preset("farkle").replace(entry=0, three_farkle_penalty=0)  # last chance
+    game = _play_to(rules, (9000, 5000))
+    while game.state.current != 1:
+        game.throw([2, 3, 4, 6, 6, 2])
+    game.throw([1, 1, 1, 2, 3, 4])
+    state = game.keep([1, 1, 1])
+    assert not state.final_round
+    assert choose_action(Endgame(), state, random.Random(0)) == MaxExpected().act(state, random.Random(0)) == Action.bank()

@@ -67,23 +67,24 @@ def _fit(points: np.ndarray) -> tuple[float, float, int]:
     """`layout_fit` plus the index of the best rotation in `_ROTATIONS` (-1 if none)."""
     value = len(points)
     centred = points - points.mean(axis=0)
-    turned = np.einsum("nk,akj->anj", centred, _ROTATIONS.transpose(0, 2, 1))
+    turned = np.einsum("nk,ajk->anj", centred, _ROTATIONS)
     extent = turned.max(axis=1) - turned.min(axis=1)
     spacings = extent.sum(axis=1) / 4.0
-    best = (np.inf, 0.0, -1)
+    valid = spacings > 1e-6
+    if not valid.any():
+        return (np.inf, 0.0, -1)
+    scaled = turned / np.where(valid, spacings, 1.0)[:, None, None]
+    places = np.rint(scaled)
+    errors = np.sqrt(((scaled - places) ** 2).sum(axis=2).mean(axis=1))
+    errors[~valid] = np.inf
     targets = _TARGETS[value]
-    for index, (grid, spacing) in enumerate(zip(turned, spacings)):
-        if spacing <= 1e-6:
-            continue
-        scaled = grid / spacing
-        places = np.rint(scaled).astype(int)
-        placed = frozenset(map(tuple, places))
-        if len(placed) != value or placed not in targets:
-            continue
-        error = float(np.sqrt(((scaled - places) ** 2).sum(axis=1).mean()))
-        if error < best[0]:
-            best = (error, float(spacing), index)
-    return best
+    for index in np.argsort(errors):
+        if not np.isfinite(errors[index]):
+            break
+        placed = frozenset(map(tuple, places[index].astype(int).tolist()))
+        if len(placed) == value and placed in targets:
+            return (float(errors[index]), float(spacings[index]), int(index))
+    return (np.inf, 0.0, -1)
 
 
 def _check(points: np.ndarray, die_size: float, center: np.ndarray, settings: FaceSettings) -> float | None:

@@ -15,6 +15,11 @@ _BACKGROUND_SIDE = 160
 _BACKGROUND_KERNEL = 31
 
 
+# Rows: lightness, red-green, yellow-blue, from B, G, R. A linear stand-in for Lab (which is
+# slow to compute on a whole frame) with roughly Lab's units on dice and tables.
+_OPPONENT = np.array([[0.25, 0.5, 0.25], [0.0, -0.6, 0.6], [-0.6, 0.3, 0.3]], np.float32)
+
+
 @dataclass(frozen=True)
 class FindSettings:
     """How different from the table a pixel must be, and what a die-shaped region looks like."""
@@ -53,7 +58,7 @@ class Candidates:
 
 
 def table_difference(frame_bgr: np.ndarray, lightness_weight: float = 0.4) -> np.ndarray:
-    """Per-pixel weighted Lab distance (float32) between the frame and a smooth table estimate."""
+    """Per-pixel weighted colour distance (float32) between the frame and a smooth table estimate."""
     height, width = frame_bgr.shape[:2]
     factor = _BACKGROUND_SIDE / max(height, width)
     small = cv2.resize(
@@ -63,19 +68,31 @@ def table_difference(frame_bgr: np.ndarray, lightness_weight: float = 0.4) -> np
     )
     kernel = min(_BACKGROUND_KERNEL, (min(small.shape[:2]) // 2) * 2 - 1)
     table = cv2.resize(cv2.medianBlur(small, kernel), (width, height), interpolation=cv2.INTER_LINEAR)
-    lab = cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
-    lab -= cv2.cvtColor(table, cv2.COLOR_BGR2LAB)
-    lab *= np.array([lightness_weight, 1.0, 1.0], np.float32)
-    return np.sqrt(np.einsum("ijk,ijk->ij", lab, lab))
+    diff = cv2.subtract(frame_bgr, table, dtype=cv2.CV_32F)
+    opponent = cv2.transform(diff, _OPPONENT * np.array([[lightness_weight], [1.0], [1.0]], np.float32))
+    return cv2.sqrt(cv2.transform(opponent * opponent, np.ones((1, 3), np.float32)))
 
 
-def _fill_small_holes(mask: np.ndarray, max_hole_area: float) -> np.ndarray:
-    """Fill holes in the mask's regions (a white die's face inside its outline), but not a tray."""
+def _fill_holes(mask: np.ndarray, short_side: int) -> np.ndarray:
+    """Fill holes in the mask's regions: a white die's face inside its outline, pips. Small holes
+    of any shape are filled; larger ones only when die-shaped, so a tray or a ring of dice
+    stays open."""
     contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     if hierarchy is None:
         return mask
     filled = mask.copy()
-    holes = [c for c, h in zip(contours, hierarchy[0]) if h[3] >= 0 and cv2.contourArea(c) < max_hole_area]
+    small, large = (short_side / 6.0) ** 2, (short_side / 2.0) ** 2
+    holes = []
+    for contour, (_, _, _, parent) in zip(contours, hierarchy[0]):
+        if parent < 0:
+            continue
+        area = cv2.contourArea(contour)
+        if area < small:
+            holes.append(contour)
+        elif area < large:
+            (_, _), (w, h), _ = cv2.minAreaRect(contour)
+            if area >= 0.75 * w * h and max(w, h) <= 1.3 * min(w, h):
+                holes.append(contour)
     cv2.drawContours(filled, holes, -1, 255, thickness=cv2.FILLED)
     return filled
 
@@ -161,7 +178,7 @@ def foreground_mask(frame_bgr: np.ndarray, settings: FindSettings) -> tuple[np.n
     bridge = max(3, int(short / 110) | 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (bridge, bridge))
     mask = cv2.morphologyEx(cv2.bitwise_or(mask, edges), cv2.MORPH_CLOSE, kernel)
-    mask = _fill_small_holes(mask, (short / 6.0) ** 2)
+    mask = _fill_holes(mask, short)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
     return mask, difference
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -56,6 +57,7 @@ class PipFinding:
         return float(patch[_disc(r)].mean())
 
 
+@lru_cache(maxsize=64)
 def _disc(radius: int) -> np.ndarray:
     ys, xs = np.mgrid[-radius : radius + 1, -radius : radius + 1]
     return xs * xs + ys * ys <= radius * radius

@@ -1,0 +1,167 @@
+"""The reader on drawn frames: dice of known values at known places must read exactly."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from vision.reader import DiceReader, FaceClassifier
+from vision.synthetic import BLACK, IVORY, RED, DrawnDie, draw_coin, draw_scene, draw_table
+from vision.types import DieBox, DieReading
+
+GREEN = (60, 140, 30)  # BGR
+NAVY = (90, 30, 20)
+WOOD = (70, 110, 150)
+
+
+def by_position(readings: Sequence[DieReading]) -> list[tuple[int, int, int]]:
+    return sorted((round(r.box.cx / 10) * 10, round(r.box.cy / 10) * 10, r.value) for r in readings)
+
+
+def assert_reads(readings: Sequence[DieReading], dice: Sequence[DrawnDie]) -> None:
+    """Every drawn die read once, with its value, centred within a tenth of a die; nothing else."""
+    assert len(readings) == len(dice), [(r.value, r.box.center) for r in readings]
+    for die in dice:
+        near = [r for r in readings if np.hypot(r.box.cx - die.center[0], r.box.cy - die.center[1]) < 0.1 * die.size]
+        assert len(near) == 1, f"die {die.value} at {die.center}: {[(r.value, r.box.center) for r in readings]}"
+        assert near[0].value == die.value
+        assert near[0].method == "pips"
+
+
+@pytest.mark.parametrize("angle", [0.0, 17.0, 45.0, 71.0])
+def test_reads_every_face_light_and_dark_at_any_rotation(angle: float) -> None:
+    dice = [
+        DrawnDie(value, (160 + 190 * (value - 1), 200 + 200 * (value % 2)), 70, angle + 9 * value, body, pip)
+        for value in range(1, 7)
+        for body, pip in [((IVORY, BLACK), (NAVY, IVORY))[value % 2]]
+    ]
+    frame = draw_scene(1280, 720, dice, seed=int(angle))
+    assert_reads(DiceReader().read(frame), dice)
+
+
+def test_dark_dice_with_light_pips_on_a_wooden_table() -> None:
+    dice = [DrawnDie(v, (200 + 170 * i, 300 + 40 * (i % 2)), 64, 30.0 * i, GREEN if i % 2 else RED, IVORY)
+            for i, v in enumerate((6, 5, 4, 3, 2, 1))]
+    frame = draw_scene(1280, 720, dice, table=WOOD, seed=5)
+    assert_reads(DiceReader().read(frame), dice)
+
+
+def test_a_coin_is_not_read_as_a_die() -> None:
+    dice = [DrawnDie(5, (300, 300), 70, 10), DrawnDie(2, (900, 400), 70, 40, RED, IVORY)]
+    frame = draw_scene(1280, 720, dice, seed=2)
+    draw_coin(frame, (600, 500), 72)
+    assert_reads(DiceReader().read(frame), dice)
+
+
+def test_an_empty_table_reads_no_dice() -> None:
+    assert DiceReader().read(draw_scene(640, 480, [], seed=1)) == []
+
+
+def test_webcam_scale_dice_read() -> None:
+    # About 40 pixels a die, as on a 640-pixel webcam frame.
+    dice = [DrawnDie(v, (80 + 95 * i, 200 + 60 * (i % 2)), 40, 12.0 * i) for i, v in enumerate((1, 2, 3, 4, 5, 6))]
+    frame = draw_scene(640, 480, dice, seed=4)
+    assert_reads(DiceReader().read(frame), dice)
+
+
+def test_readings_carry_box_confidence_and_method() -> None:
+    dice = [DrawnDie(4, (320, 240), 80, 30)]
+    (reading,) = DiceReader().read(draw_scene(640, 480, dice, seed=3))
+    x0, y0, x1, y1 = reading.box.bounds()
+    assert x0 < 320 < x1 and y0 < 240 < y1
+    assert 70 < reading.box.size < 100
+    assert 0.5 < reading.confidence <= 1.0
+
+
+def test_rejects_a_frame_that_is_not_bgr() -> None:
+    with pytest.raises(ValueError, match="BGR"):
+        DiceReader().read(np.zeros((10, 10), np.uint8))
+
+
+# The seam for the die-face classifier.
+
+
+class FakeClassifier:
+    """Says every box is `face` (1..6) with `sure` probability, or no die when face is 0."""
+
+    def __init__(self, face: int, sure: float = 0.95) -> None:
+        self.face = face
+        self.sure = sure
+        self.calls: list[int] = []
+
+    def predict(self, frame_bgr: np.ndarray, boxes: Sequence[DieBox]) -> np.ndarray:
+        self.calls.append(len(boxes))
+        column = 6 if self.face == 0 else self.face - 1
+        out = np.full((len(boxes), 7), (1.0 - self.sure) / 6)
+        out[:, column] = self.sure
+        return out
+
+
+def two_dice_and_a_blank() -> tuple[np.ndarray, list[DrawnDie]]:
+    """Two clear dice, and a die-shaped tile with no pips (doubtful: no pips to count)."""
+    dice = [DrawnDie(3, (250, 300), 80, 20), DrawnDie(6, (650, 300), 80, 50)]
+    frame = draw_scene(1280, 720, dice, seed=9)
+    blank = DrawnDie(1, (1000, 300), 80, 10, body=RED, pip=RED)
+    from vision.synthetic import draw_die
+
+    draw_die(frame, blank)
+    return frame, dice
+
+
+def test_fake_classifier_fits_the_protocol() -> None:
+    assert isinstance(FakeClassifier(1), FaceClassifier)
+
+
+def test_without_classifier_doubtful_candidates_are_dropped() -> None:
+    frame, dice = two_dice_and_a_blank()
+    assert_reads(DiceReader().read(frame), dice)
+
+
+def test_combined_mode_lets_the_classifier_decide_doubtful_dice_only() -> None:
+    frame, _ = two_dice_and_a_blank()
+    classifier = FakeClassifier(face=2)
+    readings = DiceReader(classifier).read(frame)
+    assert classifier.calls == [3]
+    assert by_position(readings) == [(250, 300, 3), (650, 300, 6), (1000, 300, 2)]
+    assert [r.method for r in sorted(readings, key=lambda r: r.box.cx)] == ["pips", "pips", "classifier"]
+
+
+def test_combined_mode_drops_what_the_classifier_is_sure_is_no_die() -> None:
+    frame, _ = two_dice_and_a_blank()
+    assert DiceReader(FakeClassifier(face=0, sure=0.97)).read(frame) == []
+
+
+def test_combined_mode_keeps_pips_when_the_classifier_is_unsure_it_is_no_die() -> None:
+    frame, _ = two_dice_and_a_blank()
+    readings = DiceReader(FakeClassifier(face=0, sure=0.6)).read(frame)
+    assert by_position(readings) == [(250, 300, 3), (650, 300, 6)]
+
+
+def test_classifier_mode_decides_every_die() -> None:
+    frame, _ = two_dice_and_a_blank()
+    readings = DiceReader(FakeClassifier(face=5), mode="classifier").read(frame)
+    assert by_position(readings) == [(250, 300, 5), (650, 300, 5), (1000, 300, 5)]
+    assert {r.method for r in readings} == {"classifier"}
+
+
+def test_pips_mode_ignores_the_classifier() -> None:
+    frame, dice = two_dice_and_a_blank()
+    classifier = FakeClassifier(face=0)
+    assert_reads(DiceReader(classifier, mode="pips").read(frame), dice)
+    assert classifier.calls == []
+
+
+def test_bad_modes_and_bad_classifier_output_are_errors() -> None:
+    with pytest.raises(ValueError, match="unknown mode"):
+        DiceReader(mode="guess")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="needs a classifier"):
+        DiceReader(mode="classifier")
+
+    class Broken:
+        def predict(self, frame_bgr: np.ndarray, boxes: Sequence[DieBox]) -> np.ndarray:
+            return np.zeros((len(boxes), 6))
+
+    with pytest.raises(ValueError, match="expected"):
+        DiceReader(Broken()).read(draw_table(seed=1))

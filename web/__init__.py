@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,7 +16,7 @@ from web.games import GameBook
 from web.live import Broker
 
 
-def default_database() -> "os.PathLike[str]":
+def default_database() -> Path:
     return user_data_path("dicekeeper") / "dicekeeper.sqlite3"
 
 
@@ -28,6 +29,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         DICE_SEED=None,           # a number replays the same virtual throws (tests)
         PUBLIC_URL=None,          # the address phones use, e.g. http://192.168.1.20:8000
         STREAM_KEEPALIVE=15.0,    # seconds between comments on an idle event stream
+        CAMERA_FRAME_URL=None,    # where the table view finds the camera image (camera games)
         MAX_CONTENT_LENGTH=2 * 1024 * 1024,
     )
     if test_config is not None:
@@ -41,8 +43,10 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     )
 
     from web import api, history, pages
+    from web import camera
 
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)
     app.register_blueprint(history.bp)
+    app.register_blueprint(camera.bp)  # the live camera; its loop starts when CAMERA_SOURCE is set
     return app

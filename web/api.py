@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
+from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException
 
-from scorekeeper import DiceError, IllegalAction, RulesError, ScorekeeperError
+from scorekeeper import DiceError, IllegalAction, RulesError
 from web import db as database
 from web.access import allowed, token_from
 from web.games import ACTIONS, GameBook, GameNotFound, InputError, StaleVersion, import_payload, ruleset_from_request
@@ -62,40 +63,40 @@ def expected_version(body: dict[str, Any]) -> object:
 
 
 @bp.errorhandler(ApiError)
-def on_api_error(exc: ApiError):
+def on_api_error(exc: ApiError) -> ResponseReturnValue:
     return jsonify({"error": exc.message, **exc.extra}), exc.status
 
 
 @bp.errorhandler(InputError)
 @bp.errorhandler(DiceError)
 @bp.errorhandler(RulesError)
-def on_bad_input(exc: Exception):
+def on_bad_input(exc: Exception) -> ResponseReturnValue:
     return jsonify({"error": str(exc)}), 400
 
 
 @bp.errorhandler(IllegalAction)
-def on_illegal(exc: IllegalAction):
+def on_illegal(exc: IllegalAction) -> ResponseReturnValue:
     return jsonify({"error": str(exc)}), 422
 
 
 @bp.errorhandler(GameNotFound)
-def on_not_found(exc: GameNotFound):
+def on_not_found(exc: GameNotFound) -> ResponseReturnValue:
     return jsonify({"error": str(exc)}), 404
 
 
 @bp.errorhandler(StaleVersion)
-def on_stale(exc: StaleVersion):
+def on_stale(exc: StaleVersion) -> ResponseReturnValue:
     return jsonify({"error": str(exc), "state": exc.state}), 409
 
 
 @bp.errorhandler(sqlite3.OperationalError)
-def on_busy(exc: sqlite3.OperationalError):
+def on_busy(exc: sqlite3.OperationalError) -> ResponseReturnValue:
     current_app.logger.warning("database busy: %s", exc)
     return jsonify({"error": "the database is busy; nothing was changed, try again"}), 503
 
 
 @bp.app_errorhandler(HTTPException)
-def on_http(exc: HTTPException):
+def on_http(exc: HTTPException) -> ResponseReturnValue:
     if not request.path.startswith(bp.url_prefix or "/api"):
         return exc
     return jsonify({"error": exc.description or exc.name}), exc.code or 500
@@ -108,7 +109,7 @@ def require_token(game_id: int) -> None:
 
 
 @bp.post("/games")
-def create_game():
+def create_game() -> ResponseReturnValue:
     body = json_body()
     unknown = sorted(set(body) - CREATE_FIELDS)
     if unknown:
@@ -126,7 +127,7 @@ def create_game():
 
 
 @bp.post("/games/import")
-def import_game():
+def import_game() -> ResponseReturnValue:
     players, rules, events, source = import_payload(json_body())
     try:
         record, game, _ = book().create(database.get_db(), players, rules, source or "manual", events)
@@ -136,22 +137,22 @@ def import_game():
 
 
 @bp.get("/games")
-def list_games():
+def list_games() -> ResponseReturnValue:
     return jsonify(book().summaries(database.get_db()))
 
 
 @bp.get("/games/<int:game_id>")
-def get_game(game_id: int):
+def get_game(game_id: int) -> ResponseReturnValue:
     return jsonify(book().state(database.get_db(), game_id))
 
 
 @bp.get("/games/<int:game_id>/events")
-def get_events(game_id: int):
+def get_events(game_id: int) -> ResponseReturnValue:
     return jsonify(book().events(database.get_db(), game_id))
 
 
 @bp.post("/games/<int:game_id>/<action>")
-def act(game_id: int, action: str):
+def act(game_id: int, action: str) -> ResponseReturnValue:
     if action not in ACTIONS:
         raise ApiError(404, f"unknown action {action!r}; known: {', '.join(ACTIONS)}")
     require_token(game_id)
@@ -167,7 +168,7 @@ def _sse(event: str, data: Any, event_id: int | None = None) -> str:
     return f"{head}event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
 
-def _stream(channel: int, render) -> Response:
+def _stream(channel: int, render: Callable[[sqlite3.Connection], str]) -> Response:
     """An event stream that sends `render(conn)` now and after every change on `channel`."""
     path = current_app.config["DATABASE"]
     keepalive = float(current_app.config["STREAM_KEEPALIVE"])
@@ -197,7 +198,7 @@ def _stream(channel: int, render) -> Response:
 
 
 @bp.get("/games/<int:game_id>/stream")
-def stream_game(game_id: int):
+def stream_game(game_id: int) -> ResponseReturnValue:
     """Server-Sent Events: the game's state now and after every change."""
     games = book()
     games.record(database.get_db(), game_id)  # 404 before the stream starts
@@ -210,7 +211,7 @@ def stream_game(game_id: int):
 
 
 @bp.get("/stream")
-def stream_all():
+def stream_all() -> ResponseReturnValue:
     """Server-Sent Events for the history list: a notice after any change to any game."""
     live = broker()
 

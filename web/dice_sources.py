@@ -10,9 +10,20 @@ SOURCES = ("virtual", "manual", "camera")
 AUTO = "auto"
 
 
+_watched_cameras: set[int] = set()  # camera loops running in this process (web.camera_loop)
+
+
 def camera_present() -> bool:
-    """A video device exists. The camera loop itself arrives later; this only decides the default."""
-    return bool(glob.glob("/dev/video*"))
+    """A video device exists, or a camera loop of this process watches a source (the demo table counts)."""
+    return bool(_watched_cameras) or bool(glob.glob("/dev/video*"))
+
+
+def watch_camera(key: int, running: bool) -> None:
+    """Called by the camera loop when it starts (`running`) and when it stops."""
+    if running:
+        _watched_cameras.add(key)
+    else:
+        _watched_cameras.discard(key)
 
 
 @dataclass(frozen=True)

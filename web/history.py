@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, url_for
+from flask.typing import ResponseReturnValue
 
 from scorekeeper import Game, IllegalAction, ScorekeeperError, TurnRecord
 from web import db as database
@@ -30,13 +31,13 @@ def load(game_id: int) -> tuple[GameRecord, Game]:
         abort(404, f"There is no game {game_id}.")
 
 
-def render_index(error: str | None = None, status: int = 200):
+def render_index(error: str | None = None, status: int = 200) -> ResponseReturnValue:
     games = book().summaries(database.get_db())
     return render_template("history.html", games=games, error=error), status
 
 
 @bp.get("/")
-def index():
+def index() -> ResponseReturnValue:
     return render_index()
 
 
@@ -50,7 +51,7 @@ def turn_rows(record: GameRecord, turns: tuple[TurnRecord, ...]) -> list[dict[st
 
 
 @bp.get("/<int:game_id>")
-def game(game_id: int):
+def game(game_id: int) -> ResponseReturnValue:
     record, played = load(game_id)
     turns = played.turns()
     return render_template(
@@ -66,7 +67,7 @@ def export_dict(record: GameRecord, played: Game) -> dict[str, Any]:
 
 
 @bp.get("/<int:game_id>.json")
-def export_json(game_id: int):
+def export_json(game_id: int) -> ResponseReturnValue:
     record, played = load(game_id)
     body = json.dumps(export_dict(record, played), indent=2)
     return Response(body, mimetype="application/json",
@@ -78,7 +79,7 @@ CSV_COLUMNS = ("turn", "round", "player", "throw", "faces", "kept", "kept_points
 
 
 @bp.get("/<int:game_id>.csv")
-def export_csv(game_id: int):
+def export_csv(game_id: int) -> ResponseReturnValue:
     record, played = load(game_id)
     out = io.StringIO()
     writer = csv.writer(out)
@@ -95,7 +96,7 @@ def export_csv(game_id: int):
 
 
 @bp.post("/import")
-def import_game():
+def import_game() -> ResponseReturnValue:
     upload = request.files.get("game")
     if upload is None or not upload.filename:
         return render_index("Choose an exported game file (.json) to import.", 400)

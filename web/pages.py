@@ -6,6 +6,8 @@ from typing import Any
 
 import segno
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
+from flask.typing import ResponseReturnValue
+from werkzeug.exceptions import HTTPException
 
 from scorekeeper import HOUSE_RULES, PRESETS, ScorekeeperError, knob_names
 from web import db as database
@@ -39,12 +41,12 @@ def form_context(error: str | None = None, form: dict[str, Any] | None = None) -
 
 
 @bp.get("/")
-def new_game():
+def new_game() -> ResponseReturnValue:
     return render_template("new_game.html", **form_context())
 
 
 @bp.post("/games")
-def create_game():
+def create_game() -> ResponseReturnValue:
     form = request.form
     players = [name.strip() for name in form.getlist("player") if name.strip()]
     settings = {key: form[f"knob_{key}"].strip() for key in knob_names()
@@ -83,13 +85,13 @@ def page_context(record: GameRecord, state: dict[str, Any]) -> dict[str, Any]:
 
 
 @bp.get("/games/<int:game_id>/table")
-def table(game_id: int):
+def table(game_id: int) -> ResponseReturnValue:
     record, state = game_for_page(game_id)
     return render_template("table.html", **page_context(record, state))
 
 
 @bp.get("/games/<int:game_id>/play")
-def play(game_id: int):
+def play(game_id: int) -> ResponseReturnValue:
     record, state = game_for_page(game_id)
     return render_template("play.html", **page_context(record, state))
 
@@ -97,7 +99,7 @@ def play(game_id: int):
 @bp.app_errorhandler(403)
 @bp.app_errorhandler(404)
 @bp.app_errorhandler(405)
-def page_error(exc):
+def page_error(exc: HTTPException) -> ResponseReturnValue:
     if request.path.startswith("/api"):
         from web.api import on_http
         return on_http(exc)

@@ -1,0 +1,186 @@
+"""The camera's pages under /camera: the annotated picture (MJPEG or single JPEG), the camera's state
+as JSON, and the phone's confirm / dismiss of a throw the camera was unsure about.
+
+The loop starts with the app when `CAMERA_SOURCE` is set: "demo", a camera number, a device path,
+a video file or folder, or (tests) a callable returning an opened `vision.sources` source.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Blueprint, Flask, Response, current_app, jsonify, request
+from flask.blueprints import BlueprintSetupState
+
+from scorekeeper import DiceError, IllegalAction, RulesError
+from web import db as database
+from web import dice_sources
+from web.access import allowed, token_from
+from web.camera_loop import CameraLoop, ProposalGone, source_factory
+from web.games import GameBook, GameNotFound, InputError, StaleVersion, check_version
+
+bp = Blueprint("camera", __name__, url_prefix="/camera")
+EXTENSION = "dicekeeper.camera"
+BOUNDARY = "frame"
+
+
+def start_loop(app: Flask) -> CameraLoop | None:
+    spec = app.config.get("CAMERA_SOURCE")
+    if not spec:
+        return None
+    from vision.settle import SettleConfig, default_reader
+
+    opener = spec if callable(spec) else source_factory(str(spec), seed=int(app.config.get("CAMERA_SEED") or 1))
+    loop = CameraLoop(
+        app.config["DATABASE"],
+        app.extensions["dicekeeper.games"],
+        app.extensions["dicekeeper.live"],
+        opener,
+        app.config.get("CAMERA_READER") or default_reader(),
+        app.config.get("CAMERA_SETTLE") or SettleConfig(read_interval=0.1),
+    )
+    loop.on_stop = lambda: dice_sources.watch_camera(id(loop), False)
+    app.extensions[EXTENSION] = loop
+    if not app.config.get("CAMERA_FRAME_URL"):
+        app.config["CAMERA_FRAME_URL"] = "/camera/stream.mjpg"
+    dice_sources.watch_camera(id(loop), True)
+    loop.start()
+    return loop
+
+
+@bp.record_once
+def _on_register(state: BlueprintSetupState) -> None:
+    start_loop(state.app)
+
+
+def stop_loop(app: Flask) -> None:
+    """Stops the app's camera loop (it also stops by itself when the app's broker closes)."""
+    loop: CameraLoop | None = app.extensions.get(EXTENSION)
+    if loop is not None:
+        loop.stop()
+
+
+def camera_loop() -> CameraLoop | None:
+    return current_app.extensions.get(EXTENSION)
+
+
+def _error(status: int, message: str, **extra: Any):
+    return jsonify({"error": message, **extra}), status
+
+
+@bp.get("/state")
+def state():
+    loop = camera_loop()
+    if loop is None:
+        return jsonify({"source": {"name": "none", "status": "off", "message": "no camera source configured"},
+                        "phase": "waiting", "in_play": [], "set_aside": [], "fps": 0.0, "read_ms": 0.0,
+                        "game": None, "recorded": 0, "last_throw": None, "error": ""})
+    return jsonify(loop.state().to_dict())
+
+
+@bp.get("/frame.jpg")
+def frame():
+    loop = camera_loop()
+    data = loop.jpeg()[0] if loop is not None else None
+    if data is None:
+        return _error(503, "no camera picture yet")
+    return Response(data, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+@bp.get("/stream.mjpg")
+def stream():
+    """The annotated picture as MJPEG, at most `CAMERA_STREAM_FPS` frames a second."""
+    loop = camera_loop()
+    if loop is None:
+        return _error(503, "no camera source configured")
+    period = 1.0 / float(current_app.config.get("CAMERA_STREAM_FPS", 12))
+    broker = current_app.extensions["dicekeeper.live"]
+
+    def generate() -> Iterator[bytes]:
+        seen = -1
+        while not broker.closed and loop.running:
+            started = time.monotonic()
+            index = loop.wait_frame(seen, timeout=1.0)
+            if index == seen:
+                continue
+            data, seen = loop.jpeg()
+            if data is None:
+                continue
+            yield (f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: {len(data)}\r\n\r\n").encode() \
+                + data + b"\r\n"
+            rest = period - (time.monotonic() - started)
+            if rest > 0:
+                time.sleep(rest)
+
+    return Response(generate(), mimetype=f"multipart/x-mixed-replace; boundary={BOUNDARY}",
+                    headers={"Cache-Control": "no-store"})
+
+
+def _game_with_token(game_id: int):
+    book: GameBook = current_app.extensions["dicekeeper.games"]
+    conn = database.get_db()
+    try:
+        record = book.record(conn, game_id)
+    except GameNotFound as exc:
+        return None, _error(404, str(exc))
+    if not allowed(token_from(request), record.token):
+        return None, _error(403, "this game needs its token: open the link from the table view's QR code")
+    return conn, None
+
+
+@bp.get("/games/<int:game_id>/pending")
+def pending(game_id: int):
+    conn, failure = _game_with_token(game_id)
+    if failure:
+        return failure
+    loop = camera_loop()
+    proposal = loop.pending(conn, game_id) if loop is not None else None
+    return jsonify({"pending": proposal.to_dict() if proposal is not None else None})
+
+
+def _body() -> dict[str, Any] | None:
+    body = request.get_json(silent=True)
+    return body if isinstance(body, dict) else None
+
+
+@bp.post("/games/<int:game_id>/confirm")
+def confirm(game_id: int):
+    """Body: {"proposal": id, "dice": [faces as the player sees them], "version": n (optional)}."""
+    conn, failure = _game_with_token(game_id)
+    if failure:
+        return failure
+    loop = camera_loop()
+    if loop is None:
+        return _error(404, "no camera source configured")
+    body = _body()
+    if body is None or not isinstance(body.get("proposal"), int) or not isinstance(body.get("dice"), list):
+        return _error(400, 'send {"proposal": id, "dice": [faces]}')
+    try:
+        state = loop.confirm(conn, game_id, body["proposal"], body["dice"], check_version(body.get("version")))
+    except ProposalGone as exc:
+        return _error(409, str(exc))
+    except StaleVersion as exc:
+        return _error(409, str(exc), state=exc.state)
+    except (InputError, DiceError, RulesError) as exc:
+        return _error(400, str(exc))
+    except IllegalAction as exc:
+        return _error(422, str(exc))
+    return jsonify(state)
+
+
+@bp.post("/games/<int:game_id>/dismiss")
+def dismiss(game_id: int):
+    conn, failure = _game_with_token(game_id)
+    if failure:
+        return failure
+    loop = camera_loop()
+    body = _body()
+    if loop is None or body is None or not isinstance(body.get("proposal"), int):
+        return _error(400, 'send {"proposal": id}')
+    try:
+        loop.dismiss(game_id, body["proposal"])
+    except ProposalGone as exc:
+        return _error(409, str(exc))
+    return jsonify({"pending": None})

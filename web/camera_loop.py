@@ -239,6 +239,7 @@ class CameraLoop:
                 if frame is None:
                     if source.finished:
                         return
+                    self._drive_demo(source)
                     continue
                 try:
                     self._process(source, frame.image, frame.t, frame.index)
@@ -393,7 +394,12 @@ class CameraLoop:
         if state["phase"] != "throw":
             return
         kept = state["kept"][-1]["dice"] if state["kept"] else []
-        inner.table.ask(state["dice_left"], kept, key=(game_id, state["version"]))
+        total = self.book.record(conn, game_id).rules.dice
+        try:
+            inner.table.ask(state["dice_left"], kept, key=(game_id, state["version"]), total=total)
+        except ValueError as exc:  # a game of more dice than the demo table has
+            with self._lock:
+                self._error = f"demo table: {exc}"
 
     # ---- for the pages -----------------------------------------------------------------------
     def state(self) -> LoopState:

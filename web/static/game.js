@@ -217,8 +217,9 @@
     $("entry-faces").innerHTML = entry.length ? diceRow(entry) : `<em>0 of ${state.dice_left}</em>`;
     $("entry-done").disabled = busy || entry.length !== state.dice_left;
 
+    // With real dice and no throw yet, the keypad above is the way to go on.
+    $("roll").hidden = manual && !state.throw && !state.finished;
     $("roll").disabled = busy || state.finished || (state.throw ? !keep : manual);
-    $("roll").textContent = state.throw || !manual ? "Roll on" : "Throw the real dice";
     $("bank").disabled = busy || state.finished || (state.throw ? !keep : !state.can_bank);
     $("piggyback").hidden = !state.can_piggyback;
     $("piggyback").disabled = busy;

@@ -89,10 +89,11 @@ def on_stale(exc: StaleVersion) -> ResponseReturnValue:
     return jsonify({"error": str(exc), "state": exc.state}), 409
 
 
-@bp.errorhandler(sqlite3.OperationalError)
-def on_busy(exc: sqlite3.OperationalError) -> ResponseReturnValue:
-    current_app.logger.warning("database busy: %s", exc)
-    return jsonify({"error": "the database is busy; nothing was changed, try again"}), 503
+@bp.errorhandler(sqlite3.Error)
+def on_storage_error(exc: sqlite3.Error) -> ResponseReturnValue:
+    # The transaction was rolled back, so the game is as it was: say so rather than fail with a 500.
+    current_app.logger.warning("database error: %s", exc)
+    return jsonify({"error": f"the database could not store this ({exc}); nothing was changed, try again"}), 503
 
 
 @bp.app_errorhandler(HTTPException)

@@ -42,8 +42,9 @@ def score_chart(players: tuple[str, ...], turns: tuple[TurnRecord, ...], target:
     for turn in turns:
         history[turn.player].append(((turn.number - 1) // n + 1, turn.score_after))
     scores = [s for h in history for _, s in h]
-    low = min(0, *scores)
     high = max(target, *scores, 1)
+    step = _nice_step((high - min(0, *scores)) / 6)
+    low = (min(0, *scores) // step) * step  # penalties: down to a whole step below zero
 
     def x_of(round_number: float) -> float:
         return round(LEFT + (WIDTH - LEFT - RIGHT) * round_number / max(rounds, 1), 1)
@@ -51,9 +52,7 @@ def score_chart(players: tuple[str, ...], turns: tuple[TurnRecord, ...], target:
     def y_of(score: float) -> float:
         return round(HEIGHT - BOTTOM - (HEIGHT - TOP - BOTTOM) * (score - low) / (high - low), 1)
 
-    step = _nice_step((high - low) / 5)
-    first = (low // step) * step
-    y_ticks = tuple((y_of(v), v) for v in range(int(first), int(high) + 1, int(step)) if v >= low)
+    y_ticks = tuple((y_of(v), v) for v in range(int(low), int(high) + 1, int(step)))
     x_step = max(1, _nice_step(rounds / 8))
     x_ticks = tuple((x_of(r), r) for r in range(0, rounds + 1, int(x_step)))
     series = tuple(

@@ -98,3 +98,17 @@ def test_the_service_layer_is_what_the_api_calls(app, new_table):
     with pytest.raises(StaleVersion):
         book.record_action(conn, table.id, "keep", {"dice": [5]}, expected_version=0)
     assert table.get() == state
+
+
+def test_a_failed_write_answers_503_and_changes_nothing(app, client, new_table, db_path):
+    table = new_table(source="manual")
+    table.post("throw", {"dice": [1, 2, 3, 4, 6]})
+    conn = database.connect(db_path)
+    conn.execute("CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.seq = 2 "
+                 "BEGIN SELECT RAISE(ABORT, 'disk trouble'); END")
+    response = client.post(f"/api/games/{table.id}/keep", json={"dice": [1]}, headers=table.auth)
+    assert response.status_code == 503 and "nothing was changed" in response.get_json()["error"]
+    assert table.get()["version"] == 1 and table.get()["throw"] == [1, 2, 3, 4, 6]
+    conn.execute("DROP TRIGGER refuse")
+    assert table.post("keep", {"dice": [1], "version": 1})["turn_total"] == 100
+    assert [e["seq"] for e in table.events()] == [1, 2]

@@ -130,10 +130,26 @@ def _split_region(region: np.ndarray, die_size: float, core: float) -> list[np.n
         part[y : y + h, x : x + w][labels[y : y + h, x : x + w] == k] = 255
         pieces = round(area / die_size**2)
         if 2 <= pieces <= 12 and not (stats[k, cv2.CC_STAT_AREA] <= 2.6 * die_size**2 and _compact(part)):
-            parts.extend(_kmeans_split(part, pieces))
+            # The die size is a guess for any one cluster: try a die more and a die fewer, keep
+            # the split whose parts look most like squares.
+            splits = [_kmeans_split(part, n) if n > 1 else [part] for n in (pieces - 1, pieces, pieces + 1)]
+            parts.extend(max(splits, key=_squareness))
         else:
             parts.append(part)
     return parts
+
+
+def _squareness(parts: list[np.ndarray]) -> float:
+    """How much a set of regions looks like dice: mean fill of their boxes, penalised for
+    elongated boxes."""
+    scores = []
+    for part in parts:
+        if cv2.countNonZero(part) < 4:
+            scores.append(0.0)
+            continue
+        _, _, fill, aspect = _shape(part)
+        scores.append(fill / aspect)
+    return float(np.mean(scores))
 
 
 def _compact(region: np.ndarray) -> bool:

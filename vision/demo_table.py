@@ -157,6 +157,7 @@ class _HandPass:
 class _Request:
     count: int
     keep: tuple[int, ...]
+    total: int  # dice in the game: asking for all of them clears the table
 
 
 @dataclass
@@ -217,9 +218,15 @@ class DemoTable:
         autoplay: bool = True,
         light: bool = True,
         noise: float = 2.0,
+        min_idle: float = 0.0,
     ) -> None:
         self.seed, self.width, self.height, self.fps = seed, width, height, fps
         self.autoplay = autoplay
+        # A request is started no sooner than this many seconds after the table fell still, so the
+        # film does not depend on how quickly the request came (tests replay it frame for frame).
+        self.min_idle = min_idle
+        self._idle_since = 0
+        self.asked = threading.Event()
         self.light = light
         self.die_size = 0.085 * height
         self.dice = [_Die(look=i) for i in range(dice)]
@@ -268,18 +275,28 @@ class DemoTable:
         with self._lock:
             return not self._steps and self._request is None
 
-    def ask(self, count: int, keep: Sequence[int] = (), key: object = None) -> bool:
+    @property
+    def waiting(self) -> bool:
+        """Nothing to do, and still for at least `min_idle` seconds: only a request changes the film."""
+        with self._lock:
+            return (not self._steps and self._request is None and not self.autoplay
+                    and self.index - self._idle_since >= self.min_idle * self.fps)
+
+    def ask(self, count: int, keep: Sequence[int] = (), key: object = None, total: int | None = None) -> bool:
         """Throw `count` dice next, leaving the last throw's `keep` faces (and dice set aside
-        before) where they lie. Asking again with the same `key` does nothing. Returns whether the
-        request was taken."""
-        if not 1 <= count <= len(self.dice):
-            raise ValueError(f"can throw 1..{len(self.dice)} dice, not {count}")
+        before) where they lie; a game of `total` dice (default: all on the table) that asks for
+        all of them starts afresh. Asking again with the same `key` does nothing. Returns whether
+        the request was taken."""
+        total = len(self.dice) if total is None else total
+        if not 1 <= count <= total <= len(self.dice):
+            raise ValueError(f"can throw 1..{min(total, len(self.dice))} dice of {len(self.dice)}, not {count}")
         with self._lock:
             self.autoplay = False
             if key is not None and key == self._asked_key:
                 return False
             self._asked_key = key
-            self._request = _Request(count, tuple(keep))
+            self._request = _Request(count, tuple(keep), total)
+            self.asked.set()
             return True
 
     def rested_dice(self) -> tuple[tuple[int, float, float], ...]:
@@ -292,12 +309,15 @@ class DemoTable:
         """Turns a request (or, in autoplay, the next move) into steps. Called with the lock held."""
         if self._steps:
             return
+        if self.index - self._idle_since < self.min_idle * self.fps:
+            return
         request = self._request
         if request is None and self.autoplay:
             request = self._auto_request()
         if request is None:
             return
         self._request = None
+        self.asked.clear()
         stay, remove = self._choose_stay(request)
         t = now + float(self._moves.uniform(0.4, 0.8))
         self._steps.append(_Step("pause", t))
@@ -320,17 +340,18 @@ class DemoTable:
         self._auto_round += 1
         left = len(self.dice) - len(self._set_aside) - len(self._last_thrown)
         in_play = len(self._last_thrown)
+        total = len(self.dice)
         if in_play == 0 or self._auto_round % 4 == 1 or in_play <= 2:
-            return _Request(len(self.dice), ())
+            return _Request(total, (), total)
         keep_n = int(self._moves.integers(1, min(3, in_play - 1) + 1))
         keep = tuple(d.value for d in self._last_thrown[:keep_n])
-        return _Request(in_play - keep_n + left, keep)
+        return _Request(in_play - keep_n + left, keep, total)
 
     def _choose_stay(self, request: _Request) -> tuple[list[_Die], list[_Die]]:
         on_table = [d for d in self._set_aside + self._last_thrown if d.on_table]
-        if request.count >= len(self.dice):
+        if request.count >= request.total:
             return [], on_table
-        room = len(self.dice) - request.count
+        room = request.total - request.count
         stay = [d for d in self._set_aside if d.on_table][:room]
         wanted = list(request.keep)
         for die in self._last_thrown:
@@ -422,11 +443,13 @@ class DemoTable:
                     if done:
                         rested = self._record(step)
                         self._steps.pop(0)
+                        self._idle_since = self.index
                         activity = "idle"
                     break
                 if t < step.until:
                     break
                 self._steps.pop(0)
+                self._idle_since = self.index
                 activity = "idle"
             image = self._draw(t, hand_at)
             frame = DemoFrame(image, self.index, t, activity, rested)
@@ -599,10 +622,12 @@ class DemoSource(BaseSource):
     """The demo table as a pulled frame source: every `read()` draws the next frame at once, with
     `t` on the table's own clock. Wrap it in `PacedSource` to play it in real time."""
 
-    def __init__(self, table: DemoTable, max_frames: int | None = None) -> None:
+    def __init__(self, table: DemoTable, max_frames: int | None = None, hold_when_waiting: bool = False) -> None:
         super().__init__("demo")
         self.table = table
         self.max_frames = max_frames
+        # Virtual time stands still while the table waits to be asked: no frames until then.
+        self.hold_when_waiting = hold_when_waiting
         self.last: DemoFrame | None = None
         self._set_state("live", "demo table")
 
@@ -612,6 +637,10 @@ class DemoSource(BaseSource):
         if self.max_frames is not None and self.table.index >= self.max_frames:
             self._set_state("ended", f"demo ended after {self.max_frames} frames")
             return None
+        if self.hold_when_waiting and self.table.waiting:
+            self.table.asked.wait(0.5 if timeout is None else timeout)
+            if self.table.waiting:
+                return None
         shown = self.table.step()
         self.last = shown
         self._delivered(time.monotonic())

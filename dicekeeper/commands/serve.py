@@ -22,8 +22,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every interface)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default: {DEFAULT_PORT})")
     parser.add_argument("--db", type=Path, default=None, help="SQLite file (default: in the user data folder)")
-    parser.add_argument("--source", choices=("virtual", "manual", "camera"), default=None,
-                        help="dice source of new games (default: the camera when present, else virtual dice)")
+    parser.add_argument("--source", choices=("virtual", "manual", "camera", "demo"), default=None,
+                        help="dice source of new games (default: the camera when present, else the demo table)")
     parser.set_defaults(func=run)
 
 
@@ -54,11 +54,13 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.port < 65536:
         raise CliError(f"--port must be from 0 (any free port) to 65535, not {args.port}")
     database = args.db or Path(default_database())
-    choice = choose_source(args.source)
+    from web.camera_loop import camera_for_serve
+    camera = camera_for_serve(args.source)  # a /dev/video* device, "demo" (the synthetic table) or None
+    choice = choose_source("camera" if args.source == "demo" else args.source, camera=camera is not None)
     if choice.notice:
         print(choice.notice)
     try:
-        app = create_app({"DATABASE": str(database), "DICE_SOURCE": choice.source})
+        app = create_app({"DATABASE": str(database), "DICE_SOURCE": choice.source, "CAMERA_SOURCE": camera})
     except Exception as exc:  # an unreadable or foreign database file
         raise CliError(f"cannot open the database {database}: {exc}") from None
     try:
@@ -70,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
 
     links = game_links(app, url)
     print(f"dicekeeper is running with {choice.source} dice; database {database}")
+    if camera == "demo":
+        print("The camera is the demo table: synthetic dice thrown on a drawn table (--source virtual for none).")
     print(f"Open on a phone or laptop on this network: {url}/")
     for line in links:
         print(line)

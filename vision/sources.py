@@ -428,16 +428,18 @@ def camera_devices() -> list[str]:
     return sorted(glob.glob("/dev/video*"))
 
 
-def open_source(spec: str, realtime: bool | None = None, fps: float | None = None, seed: int = 1) -> BaseSource:
+def open_source(spec: str, realtime: bool | None = None, fps: float | None = None, seed: int = 1,
+                autoplay: bool = True) -> BaseSource:
     """The source a command-line word names: `demo`, a camera index, `/dev/videoN`, a video file or
-    a folder of images. `realtime` paces files and the demo like a camera (default: only the demo)."""
+    a folder of images. `realtime` paces files and the demo like a camera (default: only the demo).
+    `autoplay=False` makes the demo table wait to be driven by a game."""
     text = spec.strip()
     if not text:
         raise SourceError("no source given: use demo, a camera number, /dev/videoN, a video file or a folder")
     if text == "demo":
         from vision.demo_table import DemoSource, DemoTable
 
-        table = DemoTable(seed=seed, fps=fps or 30.0)
+        table = DemoTable(seed=seed, fps=fps or 30.0, autoplay=autoplay)
         source: BaseSource = DemoSource(table)
         return PacedSource(source, table.fps).start() if realtime in (None, True) else source
     if text.isdigit():

@@ -121,7 +121,7 @@ def source_factory(spec: str, seed: int = 1) -> SourceFactory:
             if seen.get("file") == mark:
                 raise SourceError(f"{spec}: ended; waiting for a new recording")
             seen["file"] = mark
-        return open_source(spec, realtime=True, seed=seed)
+        return open_source(spec, realtime=True, seed=seed, autoplay=False)  # the game drives the demo
 
     return open_it
 
@@ -446,3 +446,16 @@ class CameraLoop:
         with self._new_frame:
             self._new_frame.wait_for(lambda: self._shown.index != after or self._stop.is_set(), timeout=timeout)
             return self._shown.index
+
+
+def camera_for_serve(requested: str | None) -> str | None:
+    """The camera source `dicekeeper serve --source REQUESTED` watches: the first video device,
+    or the demo table when asked for (`demo`) or when there is no camera and no source was named."""
+    from vision.sources import camera_devices
+
+    if requested == "demo":
+        return "demo"
+    devices = camera_devices()
+    if devices:
+        return devices[0]
+    return "demo" if requested in (None, "auto") else None

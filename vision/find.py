@@ -114,7 +114,7 @@ def estimate_die_size(shapes: list[tuple[DieBox, float, float, float]], fallback
     if not sides:
         return fallback
     # Touching dice form larger squares now and then; take the lower middle.
-    return float(sides[(len(sides) - 1) // 2])
+    return float(np.median(sides))
 
 
 def _split_region(region: np.ndarray, die_size: float, core: float) -> list[np.ndarray]:

@@ -22,6 +22,9 @@ class PipSettings:
     min_contrast: float = 24.0  # Lab distance between pip and face colour
     edge_margin: float = 0.05  # ignore this much of the region's rim (die edges, shadows)
     stretch_floor: float = 60.0  # Lab distance that is stretched to full contrast at least
+    # Weight of lightness in the pip-to-face distance. A second look with a low weight sees
+    # coloured pips on dark dice past white glare (glare differs from the face in lightness).
+    lightness_weight: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -65,7 +68,7 @@ def _disc(radius: int) -> np.ndarray:
 
 def _detector(die_size: float, settings: PipSettings) -> cv2.SimpleBlobDetector:
     params = cv2.SimpleBlobDetector_Params()
-    params.minThreshold = 40
+    params.minThreshold = 30
     params.maxThreshold = 200
     params.thresholdStep = 10
     params.minRepeatability = 2
@@ -98,6 +101,7 @@ def find_pips(frame_bgr: np.ndarray, candidate: Candidate, die_size: float, sett
     lab = cv2.cvtColor(roi, cv2.COLOR_BGR2LAB)
     face = np.median(lab[inner > 0], axis=0).astype(np.float32)
     diff = lab.astype(np.float32) - face
+    diff[..., 0] *= settings.lightness_weight
     distance = np.sqrt((diff * diff).sum(axis=2))
     inside = distance[inner > 0]
     # Stretch so the strongest marks inside reach the same level on every die; the floor keeps

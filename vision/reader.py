@@ -43,6 +43,7 @@ class Inspection:
 class ReaderSettings:
     find: FindSettings = field(default_factory=FindSettings)
     pips: PipSettings = field(default_factory=PipSettings)
+    chroma_pips: PipSettings = field(default_factory=lambda: PipSettings(lightness_weight=0.3))
     faces: FaceSettings = field(default_factory=FaceSettings)
     # In "combined" mode the classifier drops a candidate only when this sure it is no die.
     veto_probability: float = 0.9
@@ -89,6 +90,11 @@ class DiceReader:
         for candidate in found.items:
             pips = find_pips(frame_bgr, candidate, candidate.side, settings.pips)
             face = read_face(pips, candidate.side, settings=settings.faces)
+            if face.doubtful:
+                chroma_pips = find_pips(frame_bgr, candidate, candidate.side, settings.chroma_pips)
+                chroma_face = read_face(chroma_pips, candidate.side, settings=settings.faces)
+                if not chroma_face.doubtful:
+                    pips, face = chroma_pips, chroma_face
             looked.append((candidate, pips, face))
 
         probabilities = None

@@ -40,6 +40,7 @@ def start_loop(app: Flask) -> CameraLoop | None:
         opener,
         app.config.get("CAMERA_READER") or default_reader(),
         app.config.get("CAMERA_SETTLE") or SettleConfig(read_interval=0.1),
+        retry_after=float(app.config.get("CAMERA_RETRY_AFTER") or 2.0),
     )
     loop.on_stop = lambda: dice_sources.watch_camera(id(loop), False)
     app.extensions[EXTENSION] = loop

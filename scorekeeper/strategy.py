@@ -14,6 +14,7 @@ it that what lies beyond changes no value by more than rounding.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -482,12 +483,12 @@ def _advise_throw(faces: tuple[int, ...], rules: Ruleset, turn_total: int, situa
         rated.append(KeepAdvice(keep, dice_next, farkle_chance(rules, dice_next), tab.roll(total, dice_next), bank))
     chance = farkle_chance(rules, len(faces))
     if not rated:
-        # A farkle: nothing to keep, the turn is over.
+        # A farkle: nothing to keep; the turn is over and the next throw is the next player's.
         lost = -situation.farkle_cost
         return Advice(rules, situation, turn_total, len(faces), faces, chance, (), Action.throw(), None, float(lost))
     # Highest points first on equal value: the order of `legal_keeps`.
     best_at = max(range(len(rated)), key=lambda k: (rated[k].expected, -k))
-    rated[best_at] = KeepAdvice(**{**rated[best_at].__dict__, "best": True})
+    rated[best_at] = dataclasses.replace(rated[best_at], best=True)
     best = rated[best_at]
     return Advice(
         rules, situation, turn_total, len(faces), faces, chance, tuple(rated),

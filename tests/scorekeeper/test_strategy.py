@@ -13,7 +13,6 @@ from scorekeeper.players import perform, roll
 from scorekeeper.strategy import (
     ON_BOARD,
     Action,
-    Advice,
     Situation,
     advise,
     bank_cap,

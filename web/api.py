@@ -177,7 +177,6 @@ def _stream(channel: int, render: Callable[[sqlite3.Connection], str]) -> Respon
 
     def generate() -> Iterator[str]:
         conn = database.connect(path)
-        live.stream_opened()
         try:
             yield "retry: 1000\n\n"
             seen = None
@@ -192,10 +191,13 @@ def _stream(channel: int, render: Callable[[sqlite3.Connection], str]) -> Respon
                     yield ": keepalive\n\n"
         finally:
             conn.close()
-            live.stream_ended()
 
-    return Response(generate(), mimetype="text/event-stream",
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    response = Response(generate(), mimetype="text/event-stream",
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    # Counted until the server has written the stream's last chunk, so shutdown can wait for it.
+    live.stream_opened()
+    response.call_on_close(live.stream_ended)
+    return response
 
 
 @bp.get("/games/<int:game_id>/stream")

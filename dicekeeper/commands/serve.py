@@ -6,7 +6,6 @@ import argparse
 import signal
 import socket
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -85,7 +84,6 @@ def run(args: argparse.Namespace) -> int:
         print("dicekeeper: stopping", file=sys.stderr, flush=True)
         app.extensions["dicekeeper.live"].close(wait=2.0)  # ends open event streams
         server.server_close()
-        time.sleep(0.1)  # lets the request threads write the streams' last chunk
     return 0
 
 

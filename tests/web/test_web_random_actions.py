@@ -44,3 +44,34 @@ def test_random_actions_answer_cleanly_and_keep_the_log_exact(client, steps, rul
     assert replayed["players"] == [{k: v for k, v in p.items() if k != "computer"} for p in served["players"]]
     assert (replayed["throw"], replayed["turn_total"], replayed["current"]) == (
         served["throw"], served["turn_total"], served["current"])
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 20_000) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=12,
+)
+create_bodies = st.fixed_dictionaries(
+    {},
+    optional={
+        "players": st.one_of(st.lists(st.text(max_size=5), max_size=4), json_values),
+        "rules": st.one_of(st.sampled_from(["family", "zilch", "FARKLE", "poker"]), json_values),
+        "set": st.one_of(st.dictionaries(st.sampled_from(["target", "entry", "dice", "kinds", "piggyback", "x"]),
+                                         json_values, max_size=3), json_values),
+        "house": st.one_of(st.lists(st.sampled_from(["greed", "amish", "nope"]), max_size=2), json_values),
+        "source": st.one_of(st.sampled_from(["virtual", "manual", "camera", "tv"]), json_values),
+    },
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(body=st.one_of(create_bodies, json_values))
+def test_any_create_body_gets_201_or_a_clear_400(client, body):
+    before = len(client.get("/api/games").get_json())
+    response = client.post("/api/games", json=body)
+    assert response.status_code in (201, 400), response.get_json()
+    after = len(client.get("/api/games").get_json())
+    if response.status_code == 400:
+        assert response.get_json()["error"] and after == before
+    else:
+        assert after == before + 1 and response.get_json()["state"]["version"] == 0

@@ -79,14 +79,17 @@ def test_a_real_server_prints_links_serves_and_stops_cleanly(tmp_path):
         token = table_link.split("token=")[1]
         request = urllib.request.Request(f"{url}/api/games/1/throw", data=b"{}", method="POST",
                                          headers={"Authorization": f"Bearer {token}"})
-        assert json.load(urllib.request.urlopen(request, timeout=5))["version"] == 1
+        thrown = json.load(urllib.request.urlopen(request, timeout=5))
+        assert thrown["version"] == 1
         stream = urllib.request.urlopen(f"{url}/api/games/1/stream", timeout=10)
         assert stream.readline().startswith(b"retry:")
+        while not stream.readline().startswith(b"data: "):  # up to the state event's data line
+            pass
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=10) == 0
         assert "dicekeeper: stopping" in process.stderr.read()
-        rest = stream.read()  # returns only when the server ended the chunked stream properly
-        assert b"event: state" in rest and rest.endswith(b"\n\n")
+        # The blank line ending the event, then the end of the chunked body; a cut stream would raise.
+        assert stream.read() == b"\n"
     finally:
         if process.poll() is None:
             process.kill()
@@ -101,6 +104,9 @@ def test_a_real_server_prints_links_serves_and_stops_cleanly(tmp_path):
     try:
         text = "\n".join(read_until(again, "Press Ctrl+C"))
         assert "Game 1 (Player 1, Player 2, family)" in text and "Game 2" not in text  # resumed, no new game
+        url = re.search(r"Open on a phone or laptop on this network: (http://\S+)/", text).group(1)
+        resumed = json.load(urllib.request.urlopen(f"{url}/api/games/1", timeout=5))
+        assert resumed == thrown  # exactly where the first server left it
     finally:
         again.send_signal(signal.SIGTERM)
         again.wait(timeout=10)

@@ -117,6 +117,21 @@ def strategy_by_name(name: str) -> Strategy:
     )
 
 
+DEFAULT_COMPUTER = "endgame"
+"""The strategy of a computer player whose name does not name one (`*Hal`): the strongest measured."""
+
+
+def computer_strategy(player: str) -> Strategy | None:
+    """The strategy of a player by name: None for people; `*threshold300` plays threshold300, and
+    any other `*` name the default strategy."""
+    if not player.startswith("*"):
+        return None
+    try:
+        return strategy_by_name(player)
+    except UnknownStrategy:
+        return strategy_by_name(DEFAULT_COMPUTER)
+
+
 def choose_action(strategy: Strategy, state: GameState, rng: random.Random) -> Action:
     """The next action of the player to act; a finished game raises GameOver."""
     if state.finished:
@@ -146,6 +161,6 @@ def perform(game: Game, action: Action, rng: random.Random) -> GameState:
 
 
 __all__ = [
-    "Endgame", "MaxExpected", "STRATEGY_NAMES", "Strategy", "Threshold", "UnknownStrategy", "choose_action",
-    "perform", "roll", "strategy_by_name",
+    "DEFAULT_COMPUTER", "Endgame", "MaxExpected", "STRATEGY_NAMES", "Strategy", "Threshold", "UnknownStrategy",
+    "choose_action", "computer_strategy", "perform", "roll", "strategy_by_name",
 ]

@@ -11,6 +11,7 @@ from scorekeeper.players import (
     Threshold,
     UnknownStrategy,
     choose_action,
+    computer_strategy,
     perform,
     roll,
     strategy_by_name,
@@ -179,3 +180,13 @@ def test_endgame_plays_for_points_near_the_end_when_others_get_a_last_chance():
     state = game.keep([1, 1, 1])
     assert not state.final_round
     assert choose_action(Endgame(), state, random.Random(0)) == MaxExpected().act(state, random.Random(0)) == Action.bank()
+
+
+@pytest.mark.parametrize("player, expected", [
+    ("Ann", None),
+    ("*threshold300", Threshold(300)),
+    ("*maxexp", MaxExpected()),
+    ("*Hal", Endgame()),
+])
+def test_computer_players_are_named_with_a_star(player, expected):
+    assert computer_strategy(player) == expected

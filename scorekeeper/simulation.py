@@ -171,7 +171,7 @@ def simulate(
     k = len(strategies)
     if k < 2:
         raise ValueError("a simulated game needs at least two strategies")
-    tally = Tally.empty([s.name for s in strategies])
+    tally = Tally.empty([name.lstrip("*") for name in player_names(strategies)])
     for i in range(first_game, first_game + games):
         tally = tally.add(play_game(strategies, rules, game_rng(seed, i), first=i % k))
     return tally

@@ -165,6 +165,8 @@ def test_seats_rotate_so_every_strategy_starts_equally_often():
 
 def test_player_names_number_repeated_strategies():
     assert player_names([MaxExpected(), MaxExpected(), Threshold(300)]) == ("*maxexp#1", "*maxexp#2", "*threshold300")
+    tally = simulate([Threshold(300), Threshold(300)], preset("family").replace(target=1000), 4, seed=1)
+    assert tally.names == ("threshold300#1", "threshold300#2") and sum(tally.wins) == 4
 
 
 def test_wilson_interval():

@@ -314,9 +314,20 @@ def test_history_page_of_a_whole_game(app, live_server, open_window):
     from conftest import Table
     from test_web_full_games import play_to_the_end
 
+    window = open_window((1100, 1500))
+    window.get(f"{live_server.url}/history/")
+    assert window.find_elements("id", "no-games")
+    time.sleep(0.3)  # lets the list's stream open
     table = Table(app.test_client(), ["Ann", "Bob", "*Cy"], rules="family", set={"target": 5000})
     final = play_to_the_end(table)
-    window = open_window((1100, 1500))
+    def finished_row(driver) -> bool:
+        # Each refresh replaces the rows, so the row is looked up afresh every time.
+        text = driver.execute_script(
+            f"const row = document.querySelector(\"tr[data-game='{table.id}']\"); return row ? row.innerText : ''")
+        return final["winner"] in text and "playing" not in text
+
+    wait_for(window, finished_row, 5, "the history list did not show the finished game live")
+    assert window.execute_script("return performance.getEntriesByType('navigation').length") == 1
     window.get(f"{live_server.url}/history/{table.id}")
     assert f"{final['winner']} won with" in window.find_element("id", "winner").text
     lines = window.find_elements("css selector", "#chart polyline.series")

@@ -175,7 +175,7 @@ def read_face(
     if finding is not None and value >= 2:
         on_grid = grid_value(points[list(kept)], finding, settings)
         if on_grid is None:
-            doubts = (*doubts, "grid")
+            doubts = (*doubts, "off-grid")
         elif on_grid != value:
             value, doubts = on_grid, (*doubts, "grid")
     return FaceRead(value, count, error, (*doubts, *contrast_doubt), kept)

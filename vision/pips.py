@@ -25,6 +25,9 @@ class PipSettings:
     # Weight of lightness in the pip-to-face distance. A second look with a low weight sees
     # coloured pips on dark dice past white glare (glare differs from the face in lightness).
     lightness_weight: float = 1.0
+    # Compare each pixel with the median colour around it (this fraction of the die's side)
+    # rather than with the whole face: for two-tone (marbled) dice. 0: whole face.
+    local_window: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -99,7 +102,11 @@ def find_pips(frame_bgr: np.ndarray, candidate: Candidate, die_size: float, sett
         return PipFinding((), 0.0, candidate.box.center)
     centre = points.reshape(-1, 2).mean(axis=0)
     lab = cv2.cvtColor(roi, cv2.COLOR_BGR2LAB)
-    face = np.median(lab[inner > 0], axis=0).astype(np.float32)
+    if settings.local_window > 0:
+        window = max(3, int(settings.local_window * die_size) | 1)
+        face = cv2.medianBlur(lab, window).astype(np.float32)
+    else:
+        face = np.median(lab[inner > 0], axis=0).astype(np.float32)
     diff = lab.astype(np.float32) - face
     diff[..., 0] *= settings.lightness_weight
     distance = np.sqrt((diff * diff).sum(axis=2))

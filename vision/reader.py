@@ -43,7 +43,11 @@ class Inspection:
 class ReaderSettings:
     find: FindSettings = field(default_factory=FindSettings)
     pips: PipSettings = field(default_factory=PipSettings)
-    chroma_pips: PipSettings = field(default_factory=lambda: PipSettings(lightness_weight=0.3))
+    second_looks: tuple[PipSettings, ...] = (
+        PipSettings(lightness_weight=0.3),  # coloured pips on dark dice, past white glare
+        PipSettings(local_window=0.45),  # pips on two-tone dice
+        PipSettings(lightness_weight=0.3, local_window=0.45),
+    )
     faces: FaceSettings = field(default_factory=FaceSettings)
     # In "combined" mode the classifier drops a candidate only when this sure it is no die.
     veto_probability: float = 0.9
@@ -90,11 +94,14 @@ class DiceReader:
         for candidate in found.items:
             pips = find_pips(frame_bgr, candidate, candidate.side, settings.pips)
             face = read_face(pips, candidate.side, settings=settings.faces)
-            if face.doubtful:
-                chroma_pips = find_pips(frame_bgr, candidate, candidate.side, settings.chroma_pips)
-                chroma_face = read_face(chroma_pips, candidate.side, settings=settings.faces)
-                if not chroma_face.doubtful:
-                    pips, face = chroma_pips, chroma_face
+            # Doubtful dice get a second and third look, with other ideas of what a pip is.
+            for second in settings.second_looks:
+                if not face.doubtful:
+                    break
+                other_pips = find_pips(frame_bgr, candidate, candidate.side, second)
+                other_face = read_face(other_pips, candidate.side, settings=settings.faces)
+                if not other_face.doubtful:
+                    pips, face = other_pips, other_face
             looked.append((candidate, pips, face))
 
         probabilities = None

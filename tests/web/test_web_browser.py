@@ -307,6 +307,11 @@ def test_a_manual_game_to_the_end_then_history_shows_it_live(live_server, open_w
     assert "Ann" in row.text and "farke" in row.text
     shoot(history, "history-list")
     shoot(phone, "phone-finished")
+    assert not row.find_elements("css selector", ".resume a")  # that browser never held the token
+
+    phone.get(f"{live_server.url}/history/")  # the phone opened the game, so it may reopen it
+    resume = phone.find_element("css selector", f"tr[data-game='{game['id']}'] .resume a")
+    assert resume.get_attribute("href").endswith(f"/games/{game['id']}/table?token={game['token']}")
 
 
 def test_history_page_of_a_whole_game(app, live_server, open_window):

@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "dicekeeper.commands.serve",
     "dicekeeper.commands.strategy",
     "dicekeeper.commands.watch",
+    "dicekeeper.commands.camera_bench",
 )
 
 

@@ -187,9 +187,12 @@ class SettleDetector:
     def wants_reading_after_quiet(self, t: float) -> bool:
         """Whether a still frame at `t` is worth reading: at most every `read_interval` seconds, and
         only now and then once the spell is judged (just to keep the picture current)."""
-        if self._spell is None or self._last_read_t is None:
+        spell = self._spell
+        if spell is None or self._last_read_t is None:
             return True
-        interval = self.config.read_interval if not self._spell.judged else max(self.config.read_interval, 0.5)
+        if not spell.judged and self._last_read_t < spell.steady_since + self.config.settle_time <= t:
+            return True  # the reading may be settled now: look at once rather than at the next interval
+        interval = self.config.read_interval if not spell.judged else max(self.config.read_interval, 0.5)
         return t - self._last_read_t >= interval
 
     def update(self, t: float, index: int, motion: float, readings: Sequence[DieReading] | None) -> SettledThrow | None:

@@ -400,6 +400,12 @@ class PacedSource(LiveSource):
         super().__init__(inner.name)
         self.inner = inner
         self.fps = fps
+        self.shown_at: dict[int, float] = {}  # frame index -> monotonic time it was handed out (last 1000)
+
+    def _publish(self, image: np.ndarray, index: int) -> None:
+        super()._publish(image, index)
+        self.shown_at[index] = time.monotonic()
+        self.shown_at.pop(index - 1000, None)
 
     def _produce(self) -> None:
         self._set_state("live")

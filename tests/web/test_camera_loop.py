@@ -381,3 +381,18 @@ def test_a_video_that_ends_is_reported_and_a_new_recording_resumes_the_game(tmp_
     finally:
         app.extensions["dicekeeper.live"].close()
         loop.stop()
+
+
+def test_the_phone_page_of_a_camera_game_can_confirm_and_the_table_shows_the_state(scripted) -> None:
+    app, source, script = scripted
+    client = app.test_client()
+    camera = client.post("/api/games", json={"players": ["Ann"], "source": "camera"}).get_json()
+    virtual = client.post("/api/games", json={"players": ["Ann"], "source": "virtual"}).get_json()
+    phone = client.get(f"/games/{camera['id']}/play?token={camera['token']}").get_data(as_text=True)
+    assert 'id="camera-confirm"' in phone and "camera.js" in phone
+    assert f"/camera/games/{camera['id']}/confirm" in phone
+    table = client.get(f"/games/{camera['id']}/table?token={camera['token']}").get_data(as_text=True)
+    assert 'id="camera-state"' in table and 'data-state-url="/camera/state"' in table
+    other = client.get(f"/games/{virtual['id']}/play?token={virtual['token']}").get_data(as_text=True)
+    assert 'id="camera-confirm"' not in other
+    assert client.get("/static/camera.js").status_code == 200

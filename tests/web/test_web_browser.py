@@ -316,7 +316,7 @@ def test_a_manual_game_to_the_end_then_history_shows_it_live(live_server, open_w
 
 def test_history_page_of_a_whole_game(app, live_server, open_window):
     """A full virtual game played through the API, then its history page (the README's screenshot)."""
-    from conftest import Table
+    from web_helpers import Table
     from test_web_full_games import play_to_the_end
 
     window = open_window((1100, 1500))

@@ -12,7 +12,7 @@ import urllib.request
 
 import pytest
 
-from conftest import EventStream
+from web_helpers import EventStream
 from scorekeeper import Game, event_from_dict, preset
 
 CLIENTS = 20

@@ -6,7 +6,7 @@ import json
 import time
 import urllib.request
 
-from conftest import EventStream
+from web_helpers import EventStream
 
 
 def post(server, table_id: int, token: str, action: str, body: dict | None = None) -> dict:

@@ -158,6 +158,7 @@ class _Request:
     count: int
     keep: tuple[int, ...]
     total: int  # dice in the game: asking for all of them clears the table
+    asked_at: int = 0  # frame index
 
 
 @dataclass
@@ -219,12 +220,14 @@ class DemoTable:
         light: bool = True,
         noise: float = 2.0,
         min_idle: float = 0.0,
+        reaction: float = 0.5,
     ) -> None:
         self.seed, self.width, self.height, self.fps = seed, width, height, fps
         self.autoplay = autoplay
         # A request is started no sooner than this many seconds after the table fell still, so the
         # film does not depend on how quickly the request came (tests replay it frame for frame).
         self.min_idle = min_idle
+        self.reaction = reaction  # seconds a request must stay the newest before the table acts on it
         self._idle_since = 0
         self.asked = threading.Event()
         self.light = light
@@ -295,7 +298,7 @@ class DemoTable:
             if key is not None and key == self._asked_key:
                 return False
             self._asked_key = key
-            self._request = _Request(count, tuple(keep), total)
+            self._request = _Request(count, tuple(keep), total, self.index)
             self.asked.set()
             return True
 
@@ -312,6 +315,8 @@ class DemoTable:
         if self.index - self._idle_since < self.min_idle * self.fps:
             return
         request = self._request
+        if request is not None and self.index - request.asked_at < self.reaction * self.fps:
+            return  # a player who keeps may still bank a moment later: the newest request wins
         if request is None and self.autoplay:
             request = self._auto_request()
         if request is None:

@@ -190,7 +190,11 @@ def latency(throws: int) -> dict[str, Any]:
     """Plays a camera game on a real local server until `throws` throws were shown."""
     import tempfile
 
-    from werkzeug.serving import make_server
+    from werkzeug.serving import WSGIRequestHandler, make_server
+
+    class Quiet(WSGIRequestHandler):
+        def log_request(self, *args: object, **kwargs: object) -> None:
+            pass
 
     from vision.settle import SettleConfig
     from vision.sources import PacedSource
@@ -201,7 +205,7 @@ def latency(throws: int) -> dict[str, Any]:
         app = create_app({"DATABASE": os.path.join(folder, "bench.sqlite3"), "DICE_SOURCE": "camera",
                           "CAMERA_SOURCE": "demo", "CAMERA_SEED": 3})
         loop: CameraLoop = app.extensions["dicekeeper.camera"]
-        server = make_server("127.0.0.1", 0, app, threaded=True)
+        server = make_server("127.0.0.1", 0, app, threaded=True, request_handler=Quiet)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         port = server.server_port
         try:

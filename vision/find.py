@@ -129,10 +129,11 @@ def _split_region(region: np.ndarray, die_size: float, core: float) -> list[np.n
         part = np.zeros_like(region)
         part[y : y + h, x : x + w][labels[y : y + h, x : x + w] == k] = 255
         pieces = round(area / die_size**2)
-        if 2 <= pieces <= 12 and not (stats[k, cv2.CC_STAT_AREA] <= 2.6 * die_size**2 and _compact(part)):
+        if pieces <= 12 and not (stats[k, cv2.CC_STAT_AREA] <= 2.6 * die_size**2 and _compact(part)):
             # The die size is a guess for any one cluster: try a die more and a die fewer, keep
             # the split whose parts look most like squares.
-            splits = [_kmeans_split(part, n) if n > 1 else [part] for n in (pieces - 1, pieces, pieces + 1)]
+            counts = sorted({max(1, pieces - 1), max(1, pieces), pieces + 1})
+            splits = [_kmeans_split(part, n) if n > 1 else [part] for n in counts]
             parts.extend(max(splits, key=_squareness))
         else:
             parts.append(part)
@@ -221,8 +222,13 @@ def find_dice(frame_bgr: np.ndarray, settings: FindSettings | None = None) -> Ca
 
     items: list[Candidate] = []
     for (x, y), region, (box, area, fill, aspect) in regions:
-        if area < 0.3 * die_size**2:
+        hull = _convex(region)
+        hull_box, hull_area, hull_fill, hull_aspect = _shape(hull)
+        if hull_area < 0.3 * die_size**2:
             continue
+        if area < 0.75 * hull_area and hull_area <= 1.6 * die_size**2 and hull_fill >= 0.7 and hull_aspect <= 1.6:
+            # An outline with gaps (a white die on a white table): the hull is the die.
+            region, area, fill, aspect = hull, hull_area, hull_fill, hull_aspect
         # Dice of two sizes may share a table: a compact square up to 2.6 small dice is one die.
         single = area <= 2.6 * die_size**2 and fill >= settings.min_fill and aspect <= settings.max_aspect
         parts = [region] if single else _split_region(region, die_size, settings.core_fraction)

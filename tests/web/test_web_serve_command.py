@@ -98,7 +98,8 @@ def test_a_real_server_prints_links_serves_and_stops_cleanly(tmp_path):
         process.stderr.close()
 
     again = subprocess.Popen(
-        [sys.executable, "-m", "dicekeeper", "serve", "--host", "127.0.0.1", "--port", "0", "--db", str(database)],
+        [sys.executable, "-m", "dicekeeper", "serve", "--host", "127.0.0.1", "--port", "0", "--db", str(database),
+         "--source", "virtual"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     try:

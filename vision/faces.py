@@ -39,6 +39,7 @@ class FaceSettings:
     max_dropped: int = 2  # pips the layout check may set aside as glare or side-face pips
     sample_radius: float = 0.3  # of the pip spacing: the disc looked at on each grid place
     pip_share: float = 0.5  # a grid place holds a pip when it has this share of the pips' contrast
+    single_spacing: float = 0.0  # pip spacing (of the die's side) assumed around a lone pip; 0: no check
 
 
 @dataclass(frozen=True)
@@ -103,15 +104,22 @@ def _check(points: np.ndarray, die_size: float, center: np.ndarray, settings: Fa
 _GRID = np.array([(i, j) for j in (-1, 0, 1) for i in (-1, 0, 1)], dtype=np.float64)
 
 
-def grid_value(points: np.ndarray, pips: PipFinding, settings: FaceSettings) -> int | None:
+def grid_value(points: np.ndarray, pips: PipFinding, settings: FaceSettings, die_size: float = 0.0) -> int | None:
     """Look at all nine places of the face grid that `points` lie on: the value whose layout
     the places with a pip make, or None when they make no face."""
-    if len(points) < 2:
-        return None
-    _, spacing, index = _fit(points)
-    if index < 0:
-        return None
-    places = points.mean(axis=0) + (_GRID * spacing) @ _ROTATIONS[index]
+    if len(points) == 1:
+        if settings.single_spacing <= 0:
+            return None
+        # One pip gives no turn or spacing: take the box's turn and a typical pip spacing.
+        spacing = settings.single_spacing * die_size
+        a = np.deg2rad(pips.angle)
+        rotation = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    else:
+        _, spacing, index = _fit(points)
+        if index < 0:
+            return None
+        rotation = _ROTATIONS[index]
+    places = points.mean(axis=0) + (_GRID * spacing) @ rotation
     radius = settings.sample_radius * spacing
     samples = np.array([pips.contrast_at(x, y, radius) for x, y in places])
     found = np.array([pips.contrast_at(x, y, radius) for x, y in points])
@@ -172,8 +180,8 @@ def read_face(
         return FaceRead(None, count, np.inf, (doubt, *contrast_doubt))
     error, kept, doubts = found
     value = len(kept)
-    if finding is not None and value >= 2:
-        on_grid = grid_value(points[list(kept)], finding, settings)
+    if finding is not None and (value >= 2 or settings.single_spacing > 0):
+        on_grid = grid_value(points[list(kept)], finding, settings, die_size)
         if on_grid is None:
             doubts = (*doubts, "off-grid")
         elif on_grid != value:

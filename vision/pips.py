@@ -48,6 +48,7 @@ class PipFinding:
     # region), placed at `origin` in the frame: lets the face check look for missed pips.
     contrast_sums: np.ndarray | None = None
     origin: tuple[int, int] = (0, 0)
+    angle: float = 0.0  # degrees: the candidate box's turn, the face grid's when pips cannot tell
 
     def contrast_at(self, x: float, y: float, radius: float) -> float:
         """Mean contrast in a square of half-side `radius` around a frame point; 0 where the map
@@ -149,4 +150,5 @@ def find_pips(frame_bgr: np.ndarray, candidate: Candidate, die_size: float, sett
     contrast = float(np.median(strengths)) if strengths else 0.0
     distance[region == 0] = 0
     sums = cv2.integral(distance, sdepth=cv2.CV_64F)
-    return PipFinding(tuple(pips), contrast, (float(centre[0] + x0), float(centre[1] + y0)), sums, (x0, y0))
+    centre_xy = (float(centre[0] + x0), float(centre[1] + y0))
+    return PipFinding(tuple(pips), contrast, centre_xy, sums, (x0, y0), candidate.box.angle)

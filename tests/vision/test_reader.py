@@ -165,3 +165,15 @@ def test_bad_modes_and_bad_classifier_output_are_errors() -> None:
 
     with pytest.raises(ValueError, match="expected"):
         DiceReader(Broken()).read(draw_table(seed=1))
+
+
+def test_one_reader_serves_several_threads() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    frames = [draw_table(seed=seed) for seed in (1, 2, 3, 4)]
+    reader = DiceReader()
+    alone = [by_position(reader.read(frame)) for frame in frames]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        together = list(pool.map(lambda frame: by_position(reader.read(frame)), frames * 3))
+    assert together == alone * 3
+    assert all(len(readings) == 6 for readings in alone)

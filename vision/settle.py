@@ -17,6 +17,7 @@ A reading that never steadies (a die on its edge, a flickering pip) still settle
 from __future__ import annotations
 
 import math
+import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -35,6 +36,10 @@ class SettleConfig:
     settle_time: float = 0.3  # seconds of stillness and an unchanged reading
     max_wait: float = 1.5  # still but the reading keeps changing: settle anyway, doubtful
     read_interval: float = 0.0  # seconds between readings of a still picture (0: every frame)
+    # At most this share of wall-clock time goes to reading (None: no limit). A reading that takes
+    # long (a hand in the picture costs the reader ten times a die) then delays the next one, so a
+    # live loop keeps up with the camera whatever lies on the table.
+    read_share: float | None = None
     motion_width: int = 320  # frames are shrunk to this width to measure motion
     pixel_change: float = 14.0  # grey levels (after brightness normalising) that count as a change
     motion_fraction: float = 0.0015  # share of changed pixels above which the picture is moving
@@ -188,8 +193,10 @@ class SettleDetector:
         """Whether a still frame at `t` is worth reading: at most every `read_interval` seconds, and
         only now and then once the spell is judged (just to keep the picture current)."""
         spell = self._spell
-        if spell is None or self._last_read_t is None:
+        if self._last_read_t is None:
             return True
+        if spell is None:  # the first still frame after motion
+            return t - self._last_read_t >= self.config.read_interval
         if not spell.judged and self._last_read_t < spell.steady_since + self.config.settle_time <= t:
             return True  # the reading may be settled now: look at once rather than at the next interval
         interval = self.config.read_interval if not spell.judged else max(self.config.read_interval, 0.5)
@@ -201,8 +208,7 @@ class SettleDetector:
         if previous is None or motion > self.config.motion_fraction:
             since = self._status.since if self._status.phase == "moving" else t
             self._status = SettleStatus("moving", since, motion=motion)
-            self._spell = None
-            self._last_read_t = None
+            self._spell = None  # the last read time stays: a hand that stops and goes is not read every stop
             return None
         if self._spell is None:
             # This frame equals the previous one: the dice were already at rest in that one.
@@ -280,13 +286,20 @@ class ThrowWatcher:
         self.reader = reader
         self.motion = MotionMeter(self.config)
         self.detector = SettleDetector(self.config)
+        self._reader_free_at = -math.inf  # frame time before which the read share forbids reading
 
     def feed(self, image: np.ndarray, t: float, index: int) -> Observation:
         motion = self.motion(image)
         # The detector decides on the motion first: a moving frame is never worth reading.
         readings = None
-        if motion <= self.config.motion_fraction and self.detector.wants_reading_after_quiet(t):
+        share = self.config.read_share
+        if (motion <= self.config.motion_fraction and self.detector.wants_reading_after_quiet(t)
+                and (share is None or t >= self._reader_free_at)):
+            started = time.perf_counter()
             readings = tuple(self.reader.read(image))
+            if share is not None:
+                # Measured in wall time, spaced in frame time: live, the two run alike.
+                self._reader_free_at = t + (time.perf_counter() - started) * (1.0 / share - 1.0)
         settled = self.detector.update(t, index, motion, readings)
         return Observation(index, t, motion, readings, self.detector.status, settled)
 

@@ -39,7 +39,7 @@ def start_loop(app: Flask) -> CameraLoop | None:
         app.extensions["dicekeeper.live"],
         opener,
         app.config.get("CAMERA_READER") or default_reader(),
-        app.config.get("CAMERA_SETTLE") or SettleConfig(read_interval=0.1),
+        app.config.get("CAMERA_SETTLE") or SettleConfig(read_interval=0.1, read_share=0.5),
         retry_after=float(app.config.get("CAMERA_RETRY_AFTER") or 2.0),
     )
     loop.on_stop = lambda: dice_sources.watch_camera(id(loop), False)

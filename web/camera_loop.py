@@ -146,7 +146,7 @@ class CameraLoop:
         self.book = book
         self.broker = broker
         self.open_source = open_source
-        self.config = config or SettleConfig(read_interval=0.1)
+        self.config = config or SettleConfig(read_interval=0.1, read_share=0.5)
         self.watcher = ThrowWatcher(reader, self.config)
         self.doubtful_below = doubtful_below
         self.retry_after = retry_after

@@ -212,3 +212,32 @@ def test_demo_throws_with_hands_and_light_jumps_each_settle_exactly_once(seed: i
         assert sorted(d.value for d in seen.set_aside) == sorted(real.set_aside)
         assert seen.rest_index >= real.rest_index  # never before the dice lay still
         assert seen.t - table.index_time(real.rest_index) >= SettleConfig().settle_time - 1e-9
+
+
+def test_a_slow_reading_delays_the_next_so_reading_keeps_its_share() -> None:
+    class SlowReader:
+        def __init__(self) -> None:
+            self.read_at: list[float] = []
+            self.t = 0.0
+
+        def read(self, frame_bgr: np.ndarray) -> list[DieReading]:
+            import time
+
+            self.read_at.append(self.t)
+            time.sleep(0.05)
+            return list(SIX)
+
+    reader = SlowReader()
+    watcher = ThrowWatcher(reader, SettleConfig(read_interval=0.0, read_share=0.5))
+    still = np.full((90, 160, 3), 120, np.uint8)
+    for index in range(30):
+        reader.t = index / FPS
+        watcher.feed(still, reader.t, index)
+    gaps = [b - a for a, b in zip(reader.read_at, reader.read_at[1:])]
+    assert gaps and min(gaps) >= 0.05  # 50 ms reading, then at least 50 ms without
+    unlimited = SlowReader()
+    free = ThrowWatcher(unlimited, SettleConfig(read_interval=0.0))
+    for index in range(12):
+        unlimited.t = index / FPS
+        free.feed(still, unlimited.t, index)
+    assert min(b - a for a, b in zip(unlimited.read_at, unlimited.read_at[1:])) < 0.05

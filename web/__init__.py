@@ -30,6 +30,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         PUBLIC_URL=None,          # the address phones use, e.g. http://192.168.1.20:8000
         STREAM_KEEPALIVE=15.0,    # seconds between comments on an idle event stream
         CAMERA_FRAME_URL=None,    # where the table view finds the camera image (camera games)
+        COMPUTER_PLAYERS=None,    # True/False: * players play by themselves; None: yes, except when TESTING
+        COMPUTER_PACE=0.8,        # seconds before each computer move, so people can follow it
         MAX_CONTENT_LENGTH=2 * 1024 * 1024,
     )
     if test_config is not None:
@@ -49,4 +51,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(pages.bp)
     app.register_blueprint(history.bp)
     app.register_blueprint(camera.bp)  # the live camera; its loop starts when CAMERA_SOURCE is set
+
+    from web.computer import start_computers
+    start_computers(app)  # stops by itself when the broker closes
     return app

@@ -21,6 +21,7 @@ from typing import Any
 from scorekeeper import Game, GameState, Ruleset, RulesError, event_from_dict, house_rule, preset
 from scorekeeper.game import check_players
 
+from web.advice import advice_for
 from web.dice_sources import SOURCES, Roller, choose_source
 from web.live import Broker
 
@@ -68,8 +69,18 @@ class GameRecord:
 
 
 def is_computer(name: str) -> bool:
-    """Names starting with `*` belong to computer players; their moves are a later addition."""
+    """Names starting with `*` belong to computer players, which play by themselves (web.computer)."""
     return name.startswith("*")
+
+
+def check_computers_can_play(names: tuple[str, ...], source: str) -> None:
+    """Computer players throw the server's virtual dice, so a new game with real dice cannot have any."""
+    computers = [name for name in names if is_computer(name)]
+    if computers and source != "virtual":
+        raise InputError(
+            f"computer players ({', '.join(computers)}) need virtual dice, and this game would use {source} dice: "
+            "choose virtual dice, or drop the * from the names"
+        )
 
 
 def utc_now() -> str:
@@ -193,7 +204,8 @@ class GameBook:
         data = state.to_dict()
         for player in data["players"]:  # type: ignore[union-attr]
             player["computer"] = is_computer(player["name"])
-        return {"id": record.id, "source": record.source, "created_at": record.created_at, **data}
+        return {"id": record.id, "source": record.source, "created_at": record.created_at, **data,
+                "advice": advice_for(state)}
 
     def events(self, db: sqlite3.Connection, game_id: int) -> list[dict[str, Any]]:
         self.record(db, game_id)
@@ -226,6 +238,8 @@ class GameBook:
             choice = choose_source(source if source is not None else self.default_source)
         except ValueError as exc:
             raise InputError(str(exc)) from None
+        if events is None:  # an imported game keeps its players, whatever its dice
+            check_computers_can_play(names, choice.source)
         game = Game(names, rules, [event_from_dict(e) for e in (events or [])])  # type: ignore[arg-type]
         token = secrets.token_urlsafe(18)
         now = utc_now()

@@ -234,6 +234,8 @@
       `<td>${escapeHtml(p.name)}${p.computer ? ' <small class="badge">computer</small>' : ""}</td>` +
       `<td>${p.score}</td><td>${p.on_board ? "yes" : "no"}</td></tr>`).join("");
     document.querySelector("#scores tbody").innerHTML = rows;
+    // Other panels (advice.js) draw from the same state.
+    document.dispatchEvent(new CustomEvent("dicekeeper:state", { detail: state }));
   }
 
   function escapeHtml(text) {

@@ -211,9 +211,15 @@ def test_the_worker_leaves_imported_real_dice_games_alone(computer_app):
     exported = {"players": ["*Hal", "Ann"], "rules": preset("family").to_dict(), "events": [], "source": "manual"}
     response = client.post("/api/games/import", json=exported)
     assert response.status_code == 201, response.get_json()
-    game_id = response.get_json()["id"]
-    time.sleep(0.4)
-    assert client.get(f"/api/games/{game_id}").get_json()["version"] == 0
+    body = response.get_json()
+    time.sleep(0.3)
+    assert client.get(f"/api/games/{body['id']}").get_json()["version"] == 0
+    # Someone types Hal's throw: the keep that follows is still not the worker's to make.
+    thrown = client.post(f"/api/games/{body['id']}/throw", json={"dice": [1, 5, 2, 3, 2]},
+                         headers={"Authorization": f"Bearer {body['token']}"})
+    assert thrown.status_code == 200 and thrown.get_json()["phase"] == "keep", thrown.get_json()
+    time.sleep(1.3)  # longer than the worker's pause after a failed move
+    assert client.get(f"/api/games/{body['id']}").get_json()["version"] == 1
 
 
 def test_a_failing_game_does_not_stop_the_others(computer_app, monkeypatch):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -169,7 +170,7 @@ class CameraLoop:
         self._game: int | None = None
         self._game_tick = -1
         self._conn = None
-        self.settled: list[tuple[SettledThrow, str]] = []  # every settled throw and what became of it
+        self.settled: deque[tuple[SettledThrow, str]] = deque(maxlen=500)  # recent settled throws and their fate
 
     # ---- running -------------------------------------------------------------------------------
     def start(self) -> CameraLoop:
@@ -423,7 +424,9 @@ class CameraLoop:
             image, index, observation, readings = shown.image, shown.index, shown.observation, shown.readings
         if image is None or observation is None:
             return None, -1
-        note = "" if self._source_state.status == "live" else self._source_state.status
+        with self._lock:
+            status = self._source_state.status
+        note = "" if status == "live" else status
         return draw_live(image, readings, observation.status, self.doubtful_below, note), index
 
     def jpeg(self, quality: int = 75) -> tuple[bytes | None, int]:

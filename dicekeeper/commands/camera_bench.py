@@ -237,6 +237,7 @@ def _play(port: int, loop: Any, throws: int, settle_time: float) -> dict[str, An
     game_id, token = created["id"], created["token"]
     stream = _Stream(port, game_id)
     latencies: list[float] = []
+    timed: set[int] = set()
     counted = 0
     deadline = time.monotonic() + 60 + 8 * throws
     try:
@@ -250,11 +251,17 @@ def _play(port: int, loop: Any, throws: int, settle_time: float) -> dict[str, An
             source = loop._source
             table = getattr(getattr(source, "inner", None), "table", None)
             for arrived, state in states:
-                if state["phase"] == "keep" and state["throw"] and table is not None and table.throws:
-                    truth = table.throws[-1]
-                    shown = source.shown_at.get(truth.rest_index) if isinstance(source, PacedSource) else None
-                    if shown is not None and sorted(truth.faces) == sorted(state["throw"]):
+                if state["phase"] != "keep" or not state["throw"] or table is None or not isinstance(source, PacedSource):
+                    continue
+                # The newest throw of the table, not yet timed, that had come to rest before the state arrived.
+                for truth in reversed(table.throws):
+                    shown = source.shown_at.get(truth.rest_index)
+                    if truth.number in timed or shown is None or shown > arrived:
+                        continue
+                    if sorted(truth.faces) == sorted(state["throw"]):
+                        timed.add(truth.number)
                         latencies.append(arrived - shown)
+                    break
             current = _api(port, "GET", f"/api/games/{game_id}")
             pending = _api(port, "GET", f"/camera/games/{game_id}/pending", token=token)["pending"]
             if pending is not None and table is not None:

@@ -241,3 +241,38 @@ def test_a_slow_reading_delays_the_next_so_reading_keeps_its_share() -> None:
         unlimited.t = index / FPS
         free.feed(still, unlimited.t, index)
     assert min(b - a for a, b in zip(unlimited.read_at, unlimited.read_at[1:])) < 0.05
+
+
+def test_a_hand_over_the_dice_and_a_shaken_table_give_no_throw() -> None:
+    from vision.demo_table import HandSprites, paste
+
+    table = DemoTable(seed=2, width=640, height=360, fps=15, autoplay=False)
+    table.ask(6, key=1)
+    while not table.throws:
+        table.step()
+    rest = table.step().image
+    watcher = ThrowWatcher(DiceReader(mode="pips"))
+    index = 0
+
+    def feed(image: np.ndarray) -> SettledThrow | None:
+        nonlocal index
+        seen = watcher.feed(image, index / 15, index)
+        index += 1
+        return seen.settled
+
+    first = [feed(rest) for _ in range(15)]
+    assert sum(t is not None for t in first) == 1  # the throw itself
+    hands = HandSprites(table.die_size, table.height)
+    cut, sprite = hands.get(0.0)
+    ax, ay = hands.anchor
+    later = []
+    for step in range(40):  # the hand reaches in over the dice, lingers and leaves
+        x = 100 + 11 * step
+        y = 360 - abs(20 - step) * 12 + 60
+        frame = rest.copy()
+        paste(frame, sprite, x - ax + cut, y - ay)  # type: ignore[arg-type]
+        later.append(feed(frame))
+    for step in range(20):  # the table is shaken: the whole picture jumps a few pixels
+        later.append(feed(np.roll(rest, ((step % 3) - 1) * 3, axis=(step % 2))))
+    later.extend(feed(rest) for _ in range(20))
+    assert [t for t in later if t is not None] == []

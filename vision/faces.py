@@ -28,7 +28,7 @@ _TARGETS = {
 
 @dataclass(frozen=True)
 class FaceSettings:
-    max_layout_error: float = 0.25  # RMS distance of pips from their grid places, in pip spacings
+    max_layout_error: float = 0.32  # RMS distance of pips from their grid places, in pip spacings
     min_spacing: float = 0.12  # pip spacing as a fraction of the die's side
     max_spacing: float = 0.32
     # Pips' centre from the region's centre, fraction of the die's side. Side faces in view
@@ -38,8 +38,8 @@ class FaceSettings:
     min_contrast: float = 35.0  # below this the pips are doubtful (Lab distance)
     max_dropped: int = 2  # pips the layout check may set aside as glare or side-face pips
     sample_radius: float = 0.3  # of the pip spacing: the disc looked at on each grid place
-    pip_share: float = 0.5  # a grid place holds a pip when it has this share of the pips' contrast
-    single_spacing: float = 0.0  # pip spacing (of the die's side) assumed around a lone pip; 0: no check
+    pip_share: float = 0.6  # a grid place holds a pip when it has this share of the pips' contrast
+    single_spacing: float = 0.21  # pip spacing (of the die's side) assumed around a lone pip; 0: no check
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,6 @@ class ReaderSettings:
         PipSettings(lightness_weight=0.3, local_window=0.45),
     )
     faces: FaceSettings = field(default_factory=FaceSettings)
-    recheck_below: int = 0  # readings below this value also get the further looks
     # In "combined" mode the classifier drops a candidate only when this sure it is no die.
     veto_probability: float = 0.9
 
@@ -95,19 +94,14 @@ class DiceReader:
         for candidate in found.items:
             pips = find_pips(frame_bgr, candidate, candidate.side, settings.pips)
             face = read_face(pips, candidate.side, settings=settings.faces)
-            # Doubtful dice get further looks, with other ideas of what a pip is. So do low
-            # values: a missed pip is far more common than a pip seen where there is none.
-            recheck = face.value is not None and face.value < settings.recheck_below
+            # Doubtful dice get further looks, with other ideas of what a pip is.
             for second in settings.second_looks:
-                if not (face.doubtful or recheck):
+                if not face.doubtful:
                     break
                 other_pips = find_pips(frame_bgr, candidate, candidate.side, second)
                 other_face = read_face(other_pips, candidate.side, settings=settings.faces)
-                if other_face.doubtful or other_face.value is None:
-                    continue
-                if face.doubtful or face.value is None or other_face.value > face.value:
+                if not other_face.doubtful:
                     pips, face = other_pips, other_face
-                    recheck = False
             looked.append((candidate, pips, face))
 
         probabilities = None

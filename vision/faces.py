@@ -28,7 +28,7 @@ _TARGETS = {
 
 @dataclass(frozen=True)
 class FaceSettings:
-    max_layout_error: float = 0.32  # RMS distance of pips from their grid places, in pip spacings
+    max_layout_error: float = 0.25  # RMS distance of pips from their grid places, in pip spacings
     min_spacing: float = 0.12  # pip spacing as a fraction of the die's side
     max_spacing: float = 0.32
     # Pips' centre from the region's centre, fraction of the die's side. Side faces in view

@@ -13,6 +13,7 @@ import logging
 import random
 import sqlite3
 import threading
+import time
 from typing import Any
 
 from flask import Flask
@@ -39,12 +40,13 @@ class ComputerPlayers:
     thread; it stops on `stop()` or when the broker closes (the server shutting down)."""
 
     def __init__(self, database_path: str, book: GameBook, broker: Broker, pace: float = 0.8,
-                 poll: float = 0.25, rng: random.Random | None = None) -> None:
+                 poll: float = 0.25, rescan: float = 2.0, rng: random.Random | None = None) -> None:
         self.database_path = database_path
         self.book = book
         self.broker = broker
         self.pace = pace  # seconds before each move, so people can follow it
         self.poll = poll  # how often an idle worker looks at its stop flag
+        self.rescan = rescan  # how often an idle worker looks for moves of other processes
         self.rng = rng or random.Random()
         self.moves = 0  # actions recorded
         self.conflicts = 0  # actions refused because someone acted first
@@ -78,8 +80,13 @@ class ComputerPlayers:
     def _run(self) -> None:
         conn = database.connect(self.database_path)
         try:
+            seen, scanned = None, 0.0
             while not self._stopping():
                 tick = self.broker.tick(ALL_GAMES)
+                if tick == seen and time.monotonic() - scanned < self.rescan:
+                    self.broker.wait(ALL_GAMES, tick, self.poll)
+                    continue
+                seen, scanned = tick, time.monotonic()
                 try:
                     due = self.due_games(conn)
                 except Exception:  # a locked or broken database: try again later, never end the loop
@@ -88,8 +95,8 @@ class ComputerPlayers:
                     self._stop.wait(1.0)
                     continue
                 if not due:
-                    self.broker.wait(ALL_GAMES, tick, self.poll)
                     continue
+                seen = None  # after moving, look again at once
                 if self.pace > 0 and self._stop.wait(self.pace):
                     break
                 errors = self.errors

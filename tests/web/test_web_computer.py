@@ -17,6 +17,7 @@ from scorekeeper.players import Threshold
 from web import create_app
 from web.computer import EXTENSION, ComputerPlayers, enabled
 from web.db import connect
+from web.live import ALL_GAMES
 from web_helpers import Table
 
 SHORT = {"target": 2000}  # short games keep the tests quick
@@ -270,3 +271,14 @@ def test_stop_ends_an_idle_worker_quickly(db_path):
 
 def test_the_worker_is_off_in_testing_apps_unless_asked(app):
     assert not enabled(app) and EXTENSION not in app.extensions
+
+
+def test_games_of_another_process_are_found_too(computer_app, db_path):
+    """Another app on the same database does not ring this app's change notices: the idle rescan finds its game."""
+    other = create_app({"TESTING": True, "DATABASE": str(db_path), "DICE_SOURCE": "virtual"})
+    try:
+        table = Table(other.test_client(), ["*Hal", "Ann"])
+        assert computer_app.extensions["dicekeeper.live"].tick(ALL_GAMES) == 0
+        wait_until(lambda: table.get()["version"] > 0, timeout=5, message="the other process's game was not played")
+    finally:
+        other.extensions["dicekeeper.live"].close()

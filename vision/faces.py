@@ -88,6 +88,32 @@ def _fit(points: np.ndarray) -> tuple[float, float, int]:
     return (np.inf, 0.0, -1)
 
 
+def _fit_grid(points: np.ndarray) -> tuple[float, float, int, np.ndarray]:
+    """Fit points to places of a 3x3 grid, some places left empty: (RMS error in spacings,
+    spacing, rotation index, grid centre in pixels); error inf when they do not fit."""
+    centred = points - points.mean(axis=0)
+    turned = np.einsum("nk,ajk->anj", centred, _ROTATIONS)
+    extent = turned.max(axis=1) - turned.min(axis=1)
+    # The pips that are there still span two spacings in at least one direction.
+    spacings = extent.max(axis=1) / 2.0
+    best: tuple[float, float, int, np.ndarray] = (np.inf, 0.0, -1, points.mean(axis=0))
+    for index in range(len(_ROTATIONS)):
+        spacing = spacings[index]
+        if spacing <= 1e-6:
+            continue
+        scaled = turned[index] / spacing
+        shift = (scaled.max(axis=0) + scaled.min(axis=0)) / 2.0  # centre of the pips' span
+        grid = scaled - shift
+        places = np.rint(grid)
+        if np.abs(places).max() > 1 or len({tuple(p) for p in places.astype(int).tolist()}) != len(points):
+            continue
+        error = float(np.sqrt(((grid - places) ** 2).sum(axis=1).mean()))
+        if error < best[0]:
+            centre = points.mean(axis=0) + (shift * spacing) @ _ROTATIONS[index]
+            best = (error, float(spacing), index, centre)
+    return best
+
+
 def _check(points: np.ndarray, die_size: float, center: np.ndarray, settings: FaceSettings) -> float | None:
     """Layout error of the points as a face, or None when they are no face."""
     offset = float(np.hypot(*(points.mean(axis=0) - center))) / die_size
@@ -135,6 +161,28 @@ def grid_value(points: np.ndarray, pips: PipFinding, settings: FaceSettings, die
     return None
 
 
+def _complete(
+    points: np.ndarray, pips: PipFinding, die_size: float, center: np.ndarray, settings: FaceSettings
+) -> tuple[int, float] | None:
+    """(value, error) of the face whose layout the points are part of, checked on the grid."""
+    error, spacing, index, grid_centre = _fit_grid(points)
+    if error > settings.max_layout_error or not settings.min_spacing <= spacing / die_size <= settings.max_spacing:
+        return None
+    if float(np.hypot(*(grid_centre - center))) / die_size > settings.max_offset:
+        return None
+    places = grid_centre + (_GRID * spacing) @ _ROTATIONS[index]
+    radius = settings.sample_radius * spacing
+    level = float(np.median([pips.contrast_at(x, y, radius) for x, y in points]))
+    if level <= 0:
+        return None
+    samples = [pips.contrast_at(x, y, radius) for x, y in places]
+    occupied = frozenset((int(i), int(j)) for (i, j), v in zip(_GRID, samples) if v >= settings.pip_share * level)
+    for value, targets in _TARGETS.items():
+        if value > len(points) and occupied in targets:
+            return value, error
+    return None
+
+
 def read_face(
     pips: tuple[Pip, ...] | PipFinding,
     die_size: float,
@@ -164,6 +212,12 @@ def read_face(
         error = _check(points, die_size, center, settings)
         if error is not None:
             found = (error, tuple(range(count)), ())
+    if found is None and finding is not None and 3 <= count <= 5:
+        # Some pips of a bigger face missed (small pips of a six run together): if the pips lie
+        # on a 3x3 grid, let the grid places decide.
+        completed = _complete(points, finding, die_size, center, settings)
+        if completed is not None:
+            return FaceRead(completed[0], count, completed[1], ("grid", *contrast_doubt), tuple(range(count)))
     for dropped in range(1, settings.max_dropped + 1):
         if found is not None:
             break

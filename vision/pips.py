@@ -28,6 +28,7 @@ class PipSettings:
     # Compare each pixel with the median colour around it (this fraction of the die's side)
     # rather than with the whole face: for two-tone (marbled) dice. 0: whole face.
     local_window: float = 0.0
+    grid_reach: float = 0.25  # how far past the region (of the die's side) the grid check may look
 
 
 @dataclass(frozen=True)
@@ -106,22 +107,29 @@ def find_pips(frame_bgr: np.ndarray, candidate: Candidate, die_size: float, sett
     settings = settings or PipSettings()
     x0, y0 = candidate.origin
     region = candidate.mask
-    roi = frame_bgr[y0 : y0 + region.shape[0], x0 : x0 + region.shape[1]]
     margin = max(1, round(settings.edge_margin * die_size))
     inner = cv2.erode(region, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * margin + 1, 2 * margin + 1)))
     points = cv2.findNonZero(inner)
     if points is None or len(points) < 4:
         return PipFinding((), 0.0, candidate.box.center)
     centre = points.reshape(-1, 2).mean(axis=0)
-    lab = cv2.cvtColor(roi, cv2.COLOR_BGR2LAB)
+    # Contrast is measured on a window a little wider than the region: the grid check may
+    # look past the region (a die the splitter cut in two).
+    reach = max(1, round(settings.grid_reach * die_size))
+    height, width = frame_bgr.shape[:2]
+    gx0, gy0 = max(0, x0 - reach), max(0, y0 - reach)
+    gx1, gy1 = min(width, x0 + region.shape[1] + reach), min(height, y0 + region.shape[0] + reach)
+    wide_lab = cv2.cvtColor(frame_bgr[gy0:gy1, gx0:gx1], cv2.COLOR_BGR2LAB)
     if settings.local_window > 0:
         window = max(3, int(settings.local_window * die_size) | 1)
-        face = cv2.medianBlur(lab, window).astype(np.float32)
+        wide_face: np.ndarray | float = cv2.medianBlur(wide_lab, window).astype(np.float32)
     else:
-        face = np.median(lab[inner > 0][::3], axis=0).astype(np.float32)
-    diff = lab.astype(np.float32) - face
-    diff[..., 0] *= settings.lightness_weight
-    distance = np.sqrt((diff * diff).sum(axis=2))
+        inner_lab = wide_lab[y0 - gy0 : y0 - gy0 + region.shape[0], x0 - gx0 : x0 - gx0 + region.shape[1]]
+        wide_face = np.median(inner_lab[inner > 0][::3], axis=0).astype(np.float32)
+    wide_diff = wide_lab.astype(np.float32) - wide_face
+    weights = np.array([[settings.lightness_weight**2, 1.0, 1.0]], np.float32)
+    wide_distance = cv2.sqrt(cv2.transform(wide_diff * wide_diff, weights))
+    distance = wide_distance[y0 - gy0 : y0 - gy0 + region.shape[0], x0 - gx0 : x0 - gx0 + region.shape[1]].copy()
     inside = distance[inner > 0]
     # Stretch so the strongest marks inside reach the same level on every die; the floor keeps
     # a plain region (a coin, a blank die) from having its noise stretched into pips.
@@ -148,7 +156,6 @@ def find_pips(frame_bgr: np.ndarray, candidate: Candidate, die_size: float, sett
         pips = [pips[i] for i in keep]
         strengths = [strengths[i] for i in keep]
     contrast = float(np.median(strengths)) if strengths else 0.0
-    distance[region == 0] = 0
-    sums = cv2.integral(distance, sdepth=cv2.CV_64F)
+    sums = cv2.integral(wide_distance, sdepth=cv2.CV_64F)
     centre_xy = (float(centre[0] + x0), float(centre[1] + y0))
-    return PipFinding(tuple(pips), contrast, centre_xy, sums, (x0, y0), candidate.box.angle)
+    return PipFinding(tuple(pips), contrast, centre_xy, sums, (gx0, gy0), candidate.box.angle)

@@ -120,6 +120,8 @@ def estimate_die_size(shapes: list[tuple[DieBox, float, float, float]], fallback
 def _split_region(region: np.ndarray, die_size: float, core: float) -> list[np.ndarray]:
     """Split a region into die-sized parts: cut off what is thinner than a die (walls, shadows),
     then divide blobs of dice lying side by side by pixel position."""
+    if max(region.shape) > 8 * die_size:
+        region = _without_long_runs(region, die_size)
     width = max(3, round(core * die_size) * 2 + 1)
     opened = cv2.morphologyEx(region, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width)))
     count, labels, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
@@ -138,6 +140,15 @@ def _split_region(region: np.ndarray, die_size: float, core: float) -> list[np.n
         else:
             parts.append(part)
     return parts
+
+
+def _without_long_runs(region: np.ndarray, die_size: float) -> np.ndarray:
+    """The region less its straight bands longer than five dice across or down the frame (a
+    tray's wall, a board's edge), so dice lying against them come apart from them."""
+    length = max(3, round(5 * die_size))
+    across = cv2.morphologyEx(region, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (length, 1)))
+    down = cv2.morphologyEx(region, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (1, length)))
+    return cv2.bitwise_and(region, cv2.bitwise_not(cv2.bitwise_or(across, down)))
 
 
 def _squareness(parts: list[np.ndarray]) -> float:

@@ -31,12 +31,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--out", type=Path, default=ROOT / "datasets" / "build")
-    parser.add_argument("--synthetic", type=int, default=48000, help="number of rendered crops")
+    parser.add_argument("--synthetic", type=int, default=40000, help="number of rendered crops")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     out = str(args.out)
     synthetic_crops.main(["--count", str(args.synthetic), "--seed", "1", "--out", f"{out}/synthetic.npz"])
-    extract_crops.main([str(args.data), "--split", "train", "--augment", "4", "--seed", "0", "--out", f"{out}/real_train.npz"])
+    extract_crops.main([str(args.data), "--split", "train", "--augment", "5", "--seed", "0", "--out", f"{out}/real_train.npz"])
     for split in ("val", "test"):
         extract_crops.main([str(args.data), "--split", split, "--seed", "0", "--out", f"{out}/real_{split}.npz"])
     return 0

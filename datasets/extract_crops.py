@@ -27,6 +27,8 @@ from vision.crops import crop_die  # noqa: E402
 from vision.types import DieBox  # noqa: E402
 
 NOT_A_DIE = 6
+# Detector boxes range from the top face alone to the whole die with its sides.
+BOX_SCALE = (0.65, 1.15)
 TRAIN_SCALES = (0, 1600, 1280, 960, 640, 480)
 REPORT_SCALES = (0, 1280, 640)
 
@@ -96,8 +98,8 @@ def jittered(box: DieBox, rng: np.random.Generator, spin: bool = True) -> DieBox
     return DieBox(
         box.cx + rng.normal(0, 0.05) * side,
         box.cy + rng.normal(0, 0.05) * side,
-        box.w * rng.uniform(0.88, 1.15),
-        box.h * rng.uniform(0.88, 1.15),
+        box.w * rng.uniform(*BOX_SCALE),
+        box.h * rng.uniform(*BOX_SCALE),
         float(rng.uniform(0, 360)) if spin else box.angle,
     )
 

@@ -26,6 +26,8 @@ from vision.scenes import random_colour, random_die, random_effects, random_tabl
 from vision.types import DieBox  # noqa: E402
 
 NOT_A_DIE = 6
+# Detector boxes range from the top face alone to the whole die with its sides.
+BOX_SCALE = (0.65, 1.15)
 NEGATIVE_SHARE = 0.2
 NEGATIVE_KINDS = ("table", "object", "half", "pair", "side")
 
@@ -39,8 +41,8 @@ def jittered(box: DieBox, rng: np.random.Generator) -> DieBox:
     return DieBox(
         box.cx + rng.normal(0, 0.05) * side,
         box.cy + rng.normal(0, 0.05) * side,
-        box.w * rng.uniform(0.88, 1.15),
-        box.h * rng.uniform(0.88, 1.15),
+        box.w * rng.uniform(*BOX_SCALE),
+        box.h * rng.uniform(*BOX_SCALE),
         angle + float(rng.choice((0, 90, 180, 270))),
     )
 

@@ -15,42 +15,41 @@ CROP_MARGIN = 0.15  # of the box side, on each side: the die's edge stays inside
 
 
 def crop_die(frame_bgr: np.ndarray, box: DieBox, size: int = CROP_SIZE, margin: float = CROP_MARGIN) -> np.ndarray:
-    """The box turned upright and stretched to `size` x `size` pixels (uint8 BGR).
+    """The box's square turned upright and scaled to `size` x `size` pixels (uint8 BGR).
 
-    Outside the frame is filled by replicating the border, so a die at the edge of the
-    picture still gives a full crop.
+    The square's side is the box's longer side: a die is square, so a box that is not
+    has missed part of it, and stretching would distort the pips.  Outside the frame is
+    filled by replicating the border, so a die at the edge still gives a full crop.
     """
-    span_w = max(box.w, 1.0) * (1 + 2 * margin)
-    span_h = max(box.h, 1.0) * (1 + 2 * margin)
+    span = max(box.w, box.h, 1.0) * (1 + 2 * margin)
+    height, width = frame_bgr.shape[:2]
+    # Only the part of the frame the turned square can reach is resampled.
+    reach = int(span * 0.75) + 4
+    x0 = min(max(int(box.cx) - reach, 0), width - 1)
+    y0 = min(max(int(box.cy) - reach, 0), height - 1)
+    x1 = max(min(int(box.cx) + reach + 1, width), x0 + 1)
+    y1 = max(min(int(box.cy) + reach + 1, height), y0 + 1)
+    region = frame_bgr[y0:y1, x0:x1]
+    cx, cy = box.cx - x0, box.cy - y0
+    step = span / size  # region pixels per crop pixel
+    # Sample at twice the crop's resolution and average 2x2; halve big dice first so
+    # that no sample step exceeds two pixels (else small pips alias away).
+    while step > 4.0 and min(region.shape[:2]) > 8:
+        region = cv2.pyrDown(region)
+        cx, cy, step = cx / 2, cy / 2, step / 2
+    fine = step / 2
     a = math.radians(box.angle)
-    c, s = math.cos(a), math.sin(a)
-    # Frame = centre + R(angle) @ (crop offset scaled to the box); invert it for warpAffine.
-    sx, sy = span_w / size, span_h / size
-    to_frame = np.array(
-        [
-            [c * sx, -s * sy, box.cx - (c * sx * size - s * sy * size) / 2],
-            [s * sx, c * sy, box.cy - (s * sx * size + c * sy * size) / 2],
-        ]
-    )
-    # Shrinking a lot in one step aliases the pips away: blur to the output scale first.
-    shrink = min(span_w, span_h) / size
-    source = frame_bgr
-    if shrink > 2.0:
-        x0, y0, x1, y1 = box.bounds()
-        pad = int(max(span_w, span_h))
-        fx0, fy0 = max(0, int(x0) - pad), max(0, int(y0) - pad)
-        fx1, fy1 = min(frame_bgr.shape[1], int(x1) + pad), min(frame_bgr.shape[0], int(y1) + pad)
-        if fx1 > fx0 and fy1 > fy0:
-            source = cv2.GaussianBlur(frame_bgr[fy0:fy1, fx0:fx1], (0, 0), 0.45 * shrink)
-            to_frame[0, 2] -= fx0
-            to_frame[1, 2] -= fy0
-    return cv2.warpAffine(
-        source,
-        to_frame,
-        (size, size),
+    c, s = math.cos(a) * fine, math.sin(a) * fine
+    half = size + 0.5  # fine pixel j sits at crop coordinate j / 2 - 0.25; the centre is crop pixel size / 2
+    to_region = np.array([[c, -s, cx - (c - s) * half], [s, c, cy - (s + c) * half]])
+    supersampled = cv2.warpAffine(
+        region,
+        to_region,
+        (2 * size, 2 * size),
         flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
         borderMode=cv2.BORDER_REPLICATE,
     )
+    return cv2.resize(supersampled, (size, size), interpolation=cv2.INTER_AREA)
 
 
 def crop_dice(frame_bgr: np.ndarray, boxes: Sequence[DieBox], size: int = CROP_SIZE) -> np.ndarray:

@@ -51,6 +51,9 @@ class ReaderSettings:
     faces: FaceSettings = field(default_factory=FaceSettings)
     # In "combined" mode the classifier drops a candidate only when this sure it is no die.
     veto_probability: float = 0.9
+    # ... and decides a doubtful die only when at least this sure of its face.
+    decide_probability: float = 0.5
+    decide_pipless_probability: float = 0.9
 
 
 def _pips_confidence(face: FaceRead, contrast: float) -> float:
@@ -129,7 +132,9 @@ class DiceReader:
             if p[NOT_A_DIE] >= self.settings.veto_probability:
                 return None
             if face.doubtful or face.value is None:
-                if p[NOT_A_DIE] >= p[best]:
+                # A region without a single pip is more often a coin or a screw than a die.
+                needed = self.settings.decide_probability if face.count else self.settings.decide_pipless_probability
+                if p[best] < needed or p[NOT_A_DIE] >= p[best]:
                     return None
                 return DieReading(best + 1, box, round(float(p[best]), 3), "classifier")
         if face.value is None:

@@ -177,3 +177,9 @@ def test_one_reader_serves_several_threads() -> None:
         together = list(pool.map(lambda frame: by_position(reader.read(frame)), frames * 3))
     assert together == alone * 3
     assert all(len(readings) == 6 for readings in alone)
+
+
+def test_combined_mode_needs_a_surer_classifier_where_no_pip_was_seen() -> None:
+    frame, _ = two_dice_and_a_blank()
+    readings = DiceReader(FakeClassifier(face=2, sure=0.8)).read(frame)
+    assert by_position(readings) == [(250, 300, 3), (650, 300, 6)]

@@ -252,8 +252,13 @@ def find_dice(frame_bgr: np.ndarray, settings: FindSettings | None = None) -> Ca
                 continue
             if not 0.6 * die_size <= np.sqrt(part_area) <= 1.8 * die_size:
                 continue
-            inside = difference[y : y + part.shape[0], x : x + part.shape[1]][part > 0]
-            items.append(_to_frame(part, (x, y), part_box, part_area, float(np.median(inside)), scale, (width, height)))
+            # A part of a split region comes on the whole region's canvas: keep just its box.
+            px, py, pw, ph = cv2.boundingRect(part)
+            part = part[py : py + ph, px : px + pw]
+            part_box = DieBox(part_box.cx - px, part_box.cy - py, part_box.w, part_box.h, part_box.angle)
+            inside = difference[y + py : y + py + ph, x + px : x + px + pw][part > 0]
+            origin = (x + px, y + py)
+            items.append(_to_frame(part, origin, part_box, part_area, float(np.median(inside)), scale, (width, height)))
     return Candidates(tuple(items), die_size / scale)
 
 

@@ -81,3 +81,9 @@ def test_cost_of_six_dice_per_frame(benchmark, classifier: DieFaceClassifier) ->
         DieSpec(v, 150 + 180 * v, 300 + 40 * (v % 2), 50, angle=11 * v) for v in range(1, 7)), seed=1))  # fmt: skip
     probabilities = benchmark(classifier.predict, scene.frame, scene.boxes)
     assert list(probabilities.argmax(axis=1) + 1) == list(scene.values)
+
+
+@pytest.mark.parametrize("frame", [np.zeros((40, 40), np.uint8), np.zeros((40, 40, 4), np.uint8), np.zeros((40, 40, 3), np.float32)])
+def test_frame_that_is_not_bgr_is_refused(classifier: DieFaceClassifier, frame: np.ndarray) -> None:
+    with pytest.raises(ValueError, match="BGR uint8"):
+        classifier.predict(frame, [DieBox(20, 20, 10, 10)])

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -96,7 +97,7 @@ def negative(rng: np.random.Generator, size: float) -> np.ndarray:
     else:  # side: leaning so far that no face looks at the camera
         target = random_die(rng, centre, centre, size)
         direction = target.angle + float(rng.choice((0, 45, 90, 135, 180, 225, 270, 315))) + rng.normal(0, 8)
-        target = DieSpec(**{**target.__dict__, "tilt": float(rng.uniform(55, 75)), "tilt_direction": direction})
+        target = replace(target, tilt=float(rng.uniform(55, 75)), tilt_direction=direction)
         rendered = render(_scene(rng, size, target, []))
         frame, box = rendered.frame, jittered(rendered.boxes[0], rng)
     return crop_die(frame, box)

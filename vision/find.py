@@ -117,7 +117,9 @@ def estimate_die_size(shapes: list[tuple[DieBox, float, float, float]], fallback
     return float(np.median(sides))
 
 
-def _split_region(region: np.ndarray, die_size: float, core: float) -> list[np.ndarray]:
+def _split_region(
+    region: np.ndarray, die_size: float, core: float, roi_bgr: np.ndarray | None = None
+) -> list[np.ndarray]:
     """Split a region into die-sized parts: cut off what is thinner than a die (walls, shadows),
     then divide blobs of dice lying side by side by pixel position."""
     if max(region.shape) > 8 * die_size:
@@ -136,7 +138,8 @@ def _split_region(region: np.ndarray, die_size: float, core: float) -> list[np.n
             # the split whose parts look most like squares.
             counts = sorted({max(1, pieces - 1), max(1, pieces), pieces + 1})
             splits = [_kmeans_split(part, n) if n > 1 else [part] for n in counts]
-            parts.extend(max(splits, key=_squareness))
+            best = max(splits, key=_squareness)
+            parts.extend(_follow_edges(best, part, roi_bgr) if roi_bgr is not None and len(best) > 1 else best)
         else:
             parts.append(part)
     return parts
@@ -149,6 +152,18 @@ def _without_long_runs(region: np.ndarray, die_size: float) -> np.ndarray:
     across = cv2.morphologyEx(region, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (length, 1)))
     down = cv2.morphologyEx(region, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (1, length)))
     return cv2.bitwise_and(region, cv2.bitwise_not(cv2.bitwise_or(across, down)))
+
+
+def _follow_edges(parts: list[np.ndarray], region: np.ndarray, roi_bgr: np.ndarray) -> list[np.ndarray]:
+    """Move the straight cuts of a k-means split onto the edges between the dice: grow each
+    part's core back over the region by watershed on the picture."""
+    markers = np.zeros(region.shape, np.int32)
+    for index, part in enumerate(parts, start=2):
+        distance = cv2.distanceTransform(part, cv2.DIST_L2, 3)
+        markers[distance > 0.5 * distance.max()] = index
+    markers[cv2.dilate(region, np.ones((3, 3), np.uint8)) == 0] = 1
+    cv2.watershed(np.ascontiguousarray(roi_bgr), markers)
+    return [((markers == index) & (region > 0)).astype(np.uint8) * 255 for index in range(2, len(parts) + 2)]
 
 
 def _squareness(parts: list[np.ndarray]) -> float:
@@ -242,7 +257,8 @@ def find_dice(frame_bgr: np.ndarray, settings: FindSettings | None = None) -> Ca
             region, area, fill, aspect = hull, hull_area, hull_fill, hull_aspect
         # Dice of two sizes may share a table: a compact square up to 2.6 small dice is one die.
         single = area <= 2.6 * die_size**2 and fill >= settings.min_fill and aspect <= settings.max_aspect
-        parts = [region] if single else _split_region(region, die_size, settings.core_fraction)
+        window = work[y : y + region.shape[0], x : x + region.shape[1]]
+        parts = [region] if single else _split_region(region, die_size, settings.core_fraction, window)
         for part in parts:
             if cv2.countNonZero(part) < settings.min_side_px**2:
                 continue

@@ -258,7 +258,14 @@ def find_dice(frame_bgr: np.ndarray, settings: FindSettings | None = None) -> Ca
         # Dice of two sizes may share a table: a compact square up to 2.6 small dice is one die.
         single = area <= 2.6 * die_size**2 and fill >= settings.min_fill and aspect <= settings.max_aspect
         window = work[y : y + region.shape[0], x : x + region.shape[1]]
-        parts = [region] if single else _split_region(region, die_size, settings.core_fraction, window)
+        if not single:
+            parts = _split_region(region, die_size, settings.core_fraction, window)
+        elif area > 1.3 * die_size**2 and fill < 0.85:
+            # Big and not square enough: maybe two dice touching at a corner.
+            pair = _follow_edges(_kmeans_split(region, 2), region, window)
+            parts = pair if _squareness(pair) > _squareness([region]) + 0.1 else [region]
+        else:
+            parts = [region]
         for part in parts:
             if cv2.countNonZero(part) < settings.min_side_px**2:
                 continue

@@ -33,7 +33,10 @@ def default_model_path() -> Path:
 
 class DieFaceClassifier:
     def __init__(self, model_path: str | Path, threads: int = 1) -> None:
-        import onnxruntime as ort
+        try:
+            import onnxruntime as ort
+        except ImportError as exc:
+            raise ModelError(f"onnxruntime is not installed: {exc}") from None
 
         path = Path(model_path)
         if not path.is_file():

@@ -1,4 +1,5 @@
 import itertools
+import sys
 
 import numpy as np
 import pytest
@@ -87,3 +88,9 @@ def test_cost_of_six_dice_per_frame(benchmark, classifier: DieFaceClassifier) ->
 def test_frame_that_is_not_bgr_is_refused(classifier: DieFaceClassifier, frame: np.ndarray) -> None:
     with pytest.raises(ValueError, match="BGR uint8"):
         classifier.predict(frame, [DieBox(20, 20, 10, 10)])
+
+
+def test_missing_onnxruntime_is_a_model_error(monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # makes `import onnxruntime` fail
+    with pytest.raises(ModelError, match="onnxruntime is not installed"):
+        load_default_classifier()

@@ -10,7 +10,7 @@ import numpy as np
 from vision.types import DieBox
 
 # The table is estimated at this many pixels on the long side, with a median filter wide
-# enough (about a quarter of the frame) to wipe out dice yet follow shading and tray edges.
+# enough (about a fifth of the frame) to wipe out dice yet follow shading and tray edges.
 _BACKGROUND_SIDE = 160
 _BACKGROUND_KERNEL = 31
 
@@ -32,7 +32,8 @@ class FindSettings:
     min_side_px: float = 8.0  # smaller regions (at the working scale) are noise
     # Dice are segmented on the frame shrunk to this long side (pips are read at full size).
     work_side: int = 640
-    # A region is split where it narrows below this fraction of the die size (dice vs walls).
+    # Splitting a cluster cuts away what is thinner than twice this fraction of the die size
+    # (bridges between dice, shadows, walls).
     core_fraction: float = 0.25
     edge_low: int = 25  # Canny thresholds on the blurred grey frame
     edge_high: int = 60
@@ -113,7 +114,6 @@ def estimate_die_size(shapes: list[tuple[DieBox, float, float, float]], fallback
     sides = sorted(np.sqrt(area) for _, area, fill, aspect in shapes if fill >= 0.82 and aspect <= 1.3)
     if not sides:
         return fallback
-    # Touching dice form larger squares now and then; take the lower middle.
     return float(np.median(sides))
 
 

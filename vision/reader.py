@@ -54,6 +54,8 @@ class ReaderSettings:
     # ... and decides a doubtful die only when at least this sure of its face.
     decide_probability: float = 0.5
     decide_pipless_probability: float = 0.9
+    # ... and overrules a pip count it disagrees with when at least this sure (chosen on train).
+    overrule_probability: float = 0.7
 
 
 def _pips_confidence(face: FaceRead, contrast: float) -> float:
@@ -136,6 +138,8 @@ class DiceReader:
                 needed = self.settings.decide_probability if face.count else self.settings.decide_pipless_probability
                 if p[best] < needed or p[NOT_A_DIE] >= p[best]:
                     return None
+                return DieReading(best + 1, box, round(float(p[best]), 3), "classifier")
+            if face.value != best + 1 and p[best] >= self.settings.overrule_probability:
                 return DieReading(best + 1, box, round(float(p[best]), 3), "classifier")
         if face.value is None:
             return None

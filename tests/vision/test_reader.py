@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from vision.reader import DiceReader, FaceClassifier
+from vision.reader import DiceReader, FaceClassifier, ReaderSettings
 from vision.synthetic import BLACK, IVORY, RED, DrawnDie, draw_coin, draw_scene, draw_table
 from vision.types import DieBox, DieReading
 
@@ -99,6 +99,21 @@ class FakeClassifier:
         return out
 
 
+class FaceByPlace:
+    """Says each box is the face listed for the nearest x in `faces`, with `sure` probability."""
+
+    def __init__(self, faces: dict[int, int], sure: float = 0.95) -> None:
+        self.faces = faces
+        self.sure = sure
+
+    def predict(self, frame_bgr: np.ndarray, boxes: Sequence[DieBox]) -> np.ndarray:
+        out = np.full((len(boxes), 7), (1.0 - self.sure) / 6)
+        for row, box in enumerate(boxes):
+            face = self.faces[min(self.faces, key=lambda x: abs(x - box.cx))]
+            out[row, face - 1] = self.sure
+        return out
+
+
 def two_dice_and_a_blank() -> tuple[np.ndarray, list[DrawnDie]]:
     """Two clear dice, and a die-shaped tile with no pips (doubtful: no pips to count)."""
     dice = [DrawnDie(3, (250, 300), 80, 20), DrawnDie(6, (650, 300), 80, 50)]
@@ -121,9 +136,7 @@ def test_without_classifier_doubtful_candidates_are_dropped() -> None:
 
 def test_combined_mode_lets_the_classifier_decide_doubtful_dice_only() -> None:
     frame, _ = two_dice_and_a_blank()
-    classifier = FakeClassifier(face=2)
-    readings = DiceReader(classifier).read(frame)
-    assert classifier.calls == [3]
+    readings = DiceReader(FaceByPlace({250: 3, 650: 6, 1000: 2})).read(frame)
     assert by_position(readings) == [(250, 300, 3), (650, 300, 6), (1000, 300, 2)]
     assert [r.method for r in sorted(readings, key=lambda r: r.box.cx)] == ["pips", "pips", "classifier"]
 
@@ -179,7 +192,30 @@ def test_one_reader_serves_several_threads() -> None:
     assert all(len(readings) == 6 for readings in alone)
 
 
+def test_combined_mode_asks_the_classifier_about_every_candidate_at_once() -> None:
+    frame, _ = two_dice_and_a_blank()
+    classifier = FakeClassifier(face=2)
+    DiceReader(classifier).read(frame)
+    assert classifier.calls == [3]
+
+
 def test_combined_mode_needs_a_surer_classifier_where_no_pip_was_seen() -> None:
     frame, _ = two_dice_and_a_blank()
-    readings = DiceReader(FakeClassifier(face=2, sure=0.8)).read(frame)
+    readings = DiceReader(FaceByPlace({250: 3, 650: 6, 1000: 2}, sure=0.8)).read(frame)
     assert by_position(readings) == [(250, 300, 3), (650, 300, 6)]
+
+
+def test_combined_mode_a_sure_classifier_overrules_a_pip_count_it_disagrees_with() -> None:
+    frame, _ = two_dice_and_a_blank()
+    readings = sorted(DiceReader(FaceByPlace({250: 3, 650: 5, 1000: 2})).read(frame), key=lambda r: r.box.cx)
+    assert [(r.value, r.method) for r in readings] == [(3, "pips"), (5, "classifier"), (2, "classifier")]
+
+
+def test_combined_mode_an_unsure_classifier_leaves_a_clear_pip_count_alone() -> None:
+    frame, _ = two_dice_and_a_blank()
+    settings = ReaderSettings()
+    unsure = settings.overrule_probability - 0.05
+    assert unsure >= settings.decide_probability
+    readings = DiceReader(FaceByPlace({250: 1, 650: 5, 1000: 2}, sure=unsure)).read(frame)
+    assert by_position(readings) == [(250, 300, 3), (650, 300, 6)]
+    assert {r.method for r in readings} == {"pips"}

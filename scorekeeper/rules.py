@@ -168,8 +168,8 @@ HOUSE_RULES: dict[str, dict[str, object]] = {
 """House rules named in the rule texts, as knob settings to lay over any preset."""
 
 
-DEFAULT_PRESET = "farkle"
-"""The preset used where none is named: the common modern chart."""
+DEFAULT_PRESET = "family"
+"""The preset used where none is named: the family game the name Dice 10,000 comes from."""
 
 
 def preset(name: str) -> Ruleset:
@@ -188,7 +188,7 @@ def house_rule(name: str) -> dict[str, object]:
 
 
 def ruleset_from_toml(text: str) -> Ruleset:
-    """A ruleset from TOML: an optional `preset = NAME` (default `farkle`) plus any knobs.
+    """A ruleset from TOML: an optional `preset = NAME` (default `family`) plus any knobs.
 
     The knobs may stand at the top level or in a `[rules]` table.
     """

@@ -17,17 +17,8 @@ import threading
 import time
 from typing import Any
 
-from dicekeeper.cli import CliError
+from dicekeeper.cli import CliError, positive_int
 
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -36,8 +27,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         description="Measure the capture-read-annotate frame rate on one core (1280x720 demo frames) and the "
                     "latency from dice at rest to the throw on a connected page (real server, demo table).",
     )
-    bench.add_argument("--frames", type=_count, default=600, help="frames for the frame-rate part (default 600)")
-    bench.add_argument("--throws", type=_count, default=20, help="throws for the latency part (default 20)")
+    bench.add_argument("--frames", type=positive_int, default=600, help="frames for the frame-rate part (default 600)")
+    bench.add_argument("--throws", type=positive_int, default=20, help="throws for the latency part (default 20)")
     bench.add_argument("--only", choices=("fps", "latency"), default=None, help="run one part only")
     bench.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     bench.set_defaults(func=cmd_bench)

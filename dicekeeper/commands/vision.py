@@ -13,7 +13,7 @@ from typing import Any
 
 import cv2
 
-from dicekeeper.cli import CliError
+from dicekeeper.cli import CliError, positive_int
 from vision.evaluate import Evaluation
 from vision.images import ImageError, downscale, load_image
 from vision.labels import LabelError, LabelledDie, load_labelled_set
@@ -155,15 +155,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
-
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     read = subparsers.add_parser("read", help="read the dice in photos", description="Read the dice in photos.")
@@ -186,7 +177,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     evaluate.set_defaults(func=cmd_eval)
 
     bench = subparsers.add_parser("bench", help="time the reader on a drawn 1280x720 frame with six dice")
-    bench.add_argument("--repeat", type=_positive, default=200)
-    bench.add_argument("--threads", type=_positive, default=1, help="OpenCV threads (default 1)")
+    bench.add_argument("--repeat", type=positive_int, default=200)
+    bench.add_argument("--threads", type=positive_int, default=1, help="OpenCV threads (default 1)")
     bench.add_argument("--mode", choices=MODES, default="pips")
     bench.set_defaults(func=cmd_bench)

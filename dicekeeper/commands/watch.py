@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from dicekeeper.cli import CliError
+from dicekeeper.cli import CliError, positive_int
 
 MODES = ("pips", "classifier", "combined")
 
@@ -23,15 +23,6 @@ def _positive_float(text: str) -> float:
         raise argparse.ArgumentTypeError("must be more than 0")
     return value
 
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -49,7 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     watch.add_argument("--fps", type=_positive_float, default=None,
                        help="frame rate of a folder of images or the demo (default 30)")
     watch.add_argument("--seed", type=int, default=1, help="demo: seed of the demo table (default 1)")
-    watch.add_argument("--throws", type=_count, default=None, help="stop after this many throws")
+    watch.add_argument("--throws", type=positive_int, default=None, help="stop after this many throws")
     watch.add_argument("--seconds", type=_positive_float, default=None, help="stop after this much source time")
     watch.add_argument("--details", action="store_true",
                        help="also print the set-aside dice, doubt, frame numbers and, for the demo, the truth")

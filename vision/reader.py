@@ -56,12 +56,26 @@ class ReaderSettings:
     decide_pipless_probability: float = 0.9
     # ... and overrules a pip count it disagrees with when at least this sure (chosen on train).
     overrule_probability: float = 0.7
+    # With a classifier, more permissive finds look again for dice the first find missed
+    # (pale dice on a pale table, dice pressed together); the classifier must be this sure
+    # of a face to keep one.
+    second_finds: tuple[FindSettings, ...] = (
+        FindSettings(min_difference=8.0, edge_low=10, edge_high=30, min_fill=0.5, max_aspect=1.8),
+        FindSettings(min_difference=14.0, edge_low=15, edge_high=40, core_fraction=0.35),
+    )
+    second_find_probability: float = 0.9
+    # A new candidate whose centre is closer than this many die sizes to a kept die is that die.
+    same_die_distance: float = 0.75
 
 
 def _pips_confidence(face: FaceRead, contrast: float) -> float:
     layout = 1.0 if face.count == 1 else max(0.0, 1.0 - face.layout_error / 0.5)
     clarity = min(1.0, contrast / 80.0)
     return round(0.5 + 0.5 * layout * clarity if not face.doubtful else 0.5 * layout * clarity, 3)
+
+
+def _clear_of(box: DieBox, boxes: Sequence[DieBox], reach: float) -> bool:
+    return all(np.hypot(box.cx - other.cx, box.cy - other.cy) >= reach for other in boxes)
 
 
 class DiceReader:
@@ -121,7 +135,41 @@ class DiceReader:
         for index, (candidate, pips, face) in enumerate(looked):
             p = None if probabilities is None else probabilities[index]
             inspections.append(Inspection(candidate, pips, face, self._decide(candidate, pips, face, p)))
+        if self.classifier is not None and self.mode != "pips" and settings.second_finds:
+            inspections.extend(self._look_again(frame_bgr, inspections, found.die_size))
         return inspections
+
+    def _look_again(self, frame_bgr: np.ndarray, kept: list[Inspection], die_size: float) -> list[Inspection]:
+        """Dice the first find missed: candidates of the permissive finds that lie clear of every
+        kept die and that the classifier is sure are a die face, surest first."""
+        assert self.classifier is not None
+        settings = self.settings
+        taken = [item.reading.box for item in kept if item.reading is not None]
+        reach = settings.same_die_distance * die_size
+        fresh = [
+            candidate
+            for find_settings in settings.second_finds
+            for candidate in find_dice(frame_bgr, find_settings).items
+            if _clear_of(candidate.box, taken, reach)
+        ]
+        if not fresh:
+            return []
+        probabilities = np.asarray(self.classifier.predict(frame_bgr, [c.box for c in fresh]), dtype=np.float64)
+        faces = probabilities[:, :NOT_A_DIE]
+        added = []
+        for index in np.argsort(-faces.max(axis=1), kind="stable"):
+            candidate, p = fresh[index], probabilities[index]
+            best = int(np.argmax(p[:NOT_A_DIE]))
+            if p[best] < settings.second_find_probability:
+                break
+            if not _clear_of(candidate.box, taken, reach):
+                continue
+            taken.append(candidate.box)
+            pips = find_pips(frame_bgr, candidate, candidate.side, settings.pips)
+            face = read_face(pips, candidate.side, settings=settings.faces)
+            reading = DieReading(best + 1, candidate.box, round(float(p[best]), 3), "classifier")
+            added.append(Inspection(candidate, pips, face, reading))
+        return added
 
     def _decide(self, candidate: Candidate, pips: PipFinding, face: FaceRead, p: np.ndarray | None) -> DieReading | None:
         box = candidate.box

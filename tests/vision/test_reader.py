@@ -219,3 +219,30 @@ def test_combined_mode_an_unsure_classifier_leaves_a_clear_pip_count_alone() -> 
     readings = DiceReader(FaceByPlace({250: 1, 650: 5, 1000: 2}, sure=unsure)).read(frame)
     assert by_position(readings) == [(250, 300, 3), (650, 300, 6)]
     assert {r.method for r in readings} == {"pips"}
+
+
+def a_clear_die_and_a_pale_one() -> np.ndarray:
+    """A 3 and, barely lighter than the table, a 5 with grey pips that the first find misses."""
+    pale = DrawnDie(5, (700, 350), 80, 35, body=(212, 216, 220), pip=(150, 150, 150))
+    return draw_scene(1280, 720, [DrawnDie(3, (250, 300), 80, 20), pale], seed=9)
+
+
+def test_with_a_classifier_a_second_find_keeps_a_pale_die_the_classifier_is_sure_of() -> None:
+    frame = a_clear_die_and_a_pale_one()
+    assert by_position(DiceReader().read(frame)) == [(250, 300, 3)]
+    readings = sorted(DiceReader(FaceByPlace({250: 3, 700: 5})).read(frame), key=lambda r: r.box.cx)
+    assert [(r.value, r.method) for r in readings] == [(3, "pips"), (5, "classifier")]
+    assert abs(readings[1].box.cx - 700) < 8 and abs(readings[1].box.cy - 350) < 8
+
+
+def test_the_second_find_keeps_nothing_the_classifier_is_unsure_of() -> None:
+    frame = a_clear_die_and_a_pale_one()
+    unsure = ReaderSettings().second_find_probability - 0.05
+    assert by_position(DiceReader(FaceByPlace({250: 3, 700: 5}, sure=unsure)).read(frame)) == [(250, 300, 3)]
+    assert by_position(DiceReader(FakeClassifier(face=0)).read(frame)) == []
+
+
+def test_the_second_find_reports_no_die_twice() -> None:
+    frame, _ = two_dice_and_a_blank()
+    readings = DiceReader(FaceByPlace({250: 3, 650: 6, 1000: 2})).read(frame)
+    assert by_position(readings) == [(250, 300, 3), (650, 300, 6), (1000, 300, 2)]

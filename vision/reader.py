@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
@@ -66,6 +66,9 @@ class ReaderSettings:
     second_find_probability: float = 0.9
     # A new candidate whose centre is closer than this many die sizes to a kept die is that die.
     same_die_distance: float = 0.75
+    # Two readings closer than this many die sides (the larger box's short side) are one die
+    # cut twice by the finder: the one the classifier finds less like its value goes.
+    duplicate_distance: float = 0.65
 
 
 def _pips_confidence(face: FaceRead, contrast: float) -> float:
@@ -76,6 +79,25 @@ def _pips_confidence(face: FaceRead, contrast: float) -> float:
 
 def _clear_of(box: DieBox, boxes: Sequence[DieBox], reach: float) -> bool:
     return all(np.hypot(box.cx - other.cx, box.cy - other.cy) >= reach for other in boxes)
+
+
+def _without_duplicates(inspections: list[Inspection], probabilities: np.ndarray, distance: float) -> list[Inspection]:
+    """The inspections with the reading dropped from every pair of readings of one die."""
+    kept = [i for i, item in enumerate(inspections) if item.reading is not None]
+    likeness = {i: probabilities[i, inspections[i].reading.value - 1] for i in kept}  # type: ignore[union-attr]
+    dropped: set[int] = set()
+    for i in sorted(kept, key=lambda i: -likeness[i]):
+        if i in dropped:
+            continue
+        a = inspections[i].reading.box  # type: ignore[union-attr]
+        for j in kept:
+            if j == i or j in dropped:
+                continue
+            b = inspections[j].reading.box  # type: ignore[union-attr]
+            side = max(min(a.w, a.h), min(b.w, b.h))
+            if likeness[j] <= likeness[i] and np.hypot(a.cx - b.cx, a.cy - b.cy) < distance * side:
+                dropped.add(j)
+    return [replace(item, reading=None) if i in dropped else item for i, item in enumerate(inspections)]
 
 
 class DiceReader:
@@ -135,6 +157,8 @@ class DiceReader:
         for index, (candidate, pips, face) in enumerate(looked):
             p = None if probabilities is None else probabilities[index]
             inspections.append(Inspection(candidate, pips, face, self._decide(candidate, pips, face, p)))
+        if probabilities is not None and settings.duplicate_distance > 0:
+            inspections = _without_duplicates(inspections, probabilities, settings.duplicate_distance)
         if self.classifier is not None and self.mode != "pips" and settings.second_finds:
             inspections.extend(self._look_again(frame_bgr, inspections, found.die_size))
         return inspections

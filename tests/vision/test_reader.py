@@ -246,3 +246,16 @@ def test_the_second_find_reports_no_die_twice() -> None:
     frame, _ = two_dice_and_a_blank()
     readings = DiceReader(FaceByPlace({250: 3, 650: 6, 1000: 2})).read(frame)
     assert by_position(readings) == [(250, 300, 3), (650, 300, 6), (1000, 300, 2)]
+
+
+def test_two_readings_of_one_die_become_the_one_the_classifier_likes_better() -> None:
+    from vision.reader import Inspection, _without_duplicates
+
+    def seen(value: int, x: float) -> Inspection:
+        return Inspection(None, None, None, DieReading(value, DieBox(x, 100.0, 60.0, 60.0), 0.9, "pips"))  # type: ignore[arg-type]
+
+    inspections = [seen(4, 100.0), seen(5, 120.0), seen(2, 170.0), seen(1, 400.0)]
+    probabilities = np.zeros((4, 7))
+    probabilities[0, 3], probabilities[1, 4], probabilities[2, 1], probabilities[3, 0] = 0.4, 0.9, 0.8, 0.3
+    kept = _without_duplicates(inspections, probabilities, distance=0.65)
+    assert [item.reading.value if item.reading else None for item in kept] == [None, 5, 2, 1]

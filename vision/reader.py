@@ -69,12 +69,30 @@ class ReaderSettings:
     # Two readings closer than this many die sides (the larger box's short side) are one die
     # cut twice by the finder: the one the classifier finds less like its value goes.
     duplicate_distance: float = 0.65
+    # A new candidate's box is often off (a pale die's faint edge, a cluster cut wrongly): the
+    # classifier also sees die-size squares at its centre and shifted by this many die sizes,
+    # and the first find's dropped candidates get the same second chance.
+    reframe_shift: float = 0.35
+    retry_dropped: bool = True
 
 
 def _pips_confidence(face: FaceRead, contrast: float) -> float:
     layout = 1.0 if face.count == 1 else max(0.0, 1.0 - face.layout_error / 0.5)
     clarity = min(1.0, contrast / 80.0)
     return round(0.5 + 0.5 * layout * clarity if not face.doubtful else 0.5 * layout * clarity, 3)
+
+
+_NEIGHBOURS = ((0, 0), (-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (1, 1), (1, -1), (-1, 1))
+
+
+def _reframed(candidate: Candidate, die_size: float, shift: float) -> list[Candidate]:
+    """The candidate as found, then with die-size square boxes at its centre and around it."""
+    box = candidate.box
+    step = shift * die_size
+    return [candidate] + [
+        replace(candidate, box=DieBox(box.cx + dx * step, box.cy + dy * step, die_size, die_size, box.angle))
+        for dx, dy in (_NEIGHBOURS if shift > 0 else _NEIGHBOURS[:1])
+    ]
 
 
 def _clear_of(box: DieBox, boxes: Sequence[DieBox], reach: float) -> bool:
@@ -164,8 +182,9 @@ class DiceReader:
         return inspections
 
     def _look_again(self, frame_bgr: np.ndarray, kept: list[Inspection], die_size: float) -> list[Inspection]:
-        """Dice the first find missed: candidates of the permissive finds that lie clear of every
-        kept die and that the classifier is sure are a die face, surest first."""
+        """Dice the first find missed: candidates of the permissive finds (and the first find's
+        dropped ones), reframed, that lie clear of every kept die and that the classifier is sure
+        are a die face, surest first."""
         assert self.classifier is not None
         settings = self.settings
         taken = [item.reading.box for item in kept if item.reading is not None]
@@ -176,8 +195,11 @@ class DiceReader:
             for candidate in find_dice(frame_bgr, find_settings).items
             if _clear_of(candidate.box, taken, reach)
         ]
+        if settings.retry_dropped:
+            fresh += [item.candidate for item in kept if item.reading is None and _clear_of(item.candidate.box, taken, reach)]
         if not fresh:
             return []
+        fresh = [framed for candidate in fresh for framed in _reframed(candidate, die_size, settings.reframe_shift)]
         probabilities = np.asarray(self.classifier.predict(frame_bgr, [c.box for c in fresh]), dtype=np.float64)
         faces = probabilities[:, :NOT_A_DIE]
         added = []

@@ -259,3 +259,15 @@ def test_two_readings_of_one_die_become_the_one_the_classifier_likes_better() ->
     probabilities[0, 3], probabilities[1, 4], probabilities[2, 1], probabilities[3, 0] = 0.4, 0.9, 0.8, 0.3
     kept = _without_duplicates(inspections, probabilities, distance=0.65)
     assert [item.reading.value if item.reading else None for item in kept] == [None, 5, 2, 1]
+
+
+def test_a_new_candidate_is_also_seen_as_die_size_squares_around_its_centre() -> None:
+    from vision.find import Candidate
+    from vision.reader import _reframed
+
+    candidate = Candidate(DieBox(100.0, 200.0, 90.0, 40.0, 10.0), 60.0, np.zeros((1, 1), np.uint8), (0, 0), 30.0)
+    framed = _reframed(candidate, die_size=60.0, shift=0.5)
+    assert framed[0] is candidate
+    assert len(framed) == 10
+    assert {(b.cx, b.cy) for b in (c.box for c in framed[1:])} == {(100.0 + dx, 200.0 + dy) for dx in (-30, 0, 30) for dy in (-30, 0, 30)}
+    assert all((c.box.w, c.box.h, c.box.angle) == (60.0, 60.0, 10.0) for c in framed[1:])

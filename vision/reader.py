@@ -74,6 +74,9 @@ class ReaderSettings:
     # and the first find's dropped candidates get the same second chance.
     reframe_shift: float = 0.35
     retry_dropped: bool = True
+    # A kept die whose box's short side is under this fraction of the frame's die size was
+    # likely seen in part; the classifier reads it again on die-size squares around it.
+    small_box: float = 0.9
 
 
 def _pips_confidence(face: FaceRead, contrast: float) -> float:
@@ -175,11 +178,30 @@ class DiceReader:
         for index, (candidate, pips, face) in enumerate(looked):
             p = None if probabilities is None else probabilities[index]
             inspections.append(Inspection(candidate, pips, face, self._decide(candidate, pips, face, p)))
+        if probabilities is not None and settings.small_box < 1.0:
+            inspections = [self._reframe_small(frame_bgr, item, found.die_size) for item in inspections]
         if probabilities is not None and settings.duplicate_distance > 0:
             inspections = _without_duplicates(inspections, probabilities, settings.duplicate_distance)
         if self.classifier is not None and self.mode != "pips" and settings.second_finds:
             inspections.extend(self._look_again(frame_bgr, inspections, found.die_size))
         return inspections
+
+    def _reframe_small(self, frame_bgr: np.ndarray, item: Inspection, die_size: float) -> Inspection:
+        """A kept die whose box is much smaller than the frame's dice (a pale die seen in part)
+        is read again by the classifier on die-size squares around it, if one is sure enough."""
+        assert self.classifier is not None
+        settings = self.settings
+        reading = item.reading
+        if reading is None or min(reading.box.w, reading.box.h) >= settings.small_box * die_size:
+            return item
+        framed = _reframed(item.candidate, die_size, settings.reframe_shift)[1:]
+        probabilities = np.asarray(self.classifier.predict(frame_bgr, [c.box for c in framed]), dtype=np.float64)
+        index = int(np.argmax(probabilities[:, :NOT_A_DIE].max(axis=1)))
+        p = probabilities[index]
+        best = int(np.argmax(p[:NOT_A_DIE]))
+        if p[best] < settings.second_find_probability:
+            return item
+        return replace(item, reading=DieReading(best + 1, framed[index].box, round(float(p[best]), 3), "classifier"))
 
     def _look_again(self, frame_bgr: np.ndarray, kept: list[Inspection], die_size: float) -> list[Inspection]:
         """Dice the first find missed: candidates of the permissive finds (and the first find's

@@ -271,3 +271,19 @@ def test_a_new_candidate_is_also_seen_as_die_size_squares_around_its_centre() ->
     assert len(framed) == 10
     assert {(b.cx, b.cy) for b in (c.box for c in framed[1:])} == {(100.0 + dx, 200.0 + dy) for dx in (-30, 0, 30) for dy in (-30, 0, 30)}
     assert all((c.box.w, c.box.h, c.box.angle) == (60.0, 60.0, 10.0) for c in framed[1:])
+
+
+def test_a_die_seen_in_part_is_read_again_on_die_size_squares() -> None:
+    from vision.find import Candidate
+    from vision.reader import Inspection
+
+    small = DieBox(300.0, 200.0, 30.0, 35.0)
+    candidate = Candidate(small, 32.0, np.zeros((1, 1), np.uint8), (0, 0), 30.0)
+    seen = Inspection(candidate, None, None, DieReading(1, small, 0.9, "pips"))  # type: ignore[arg-type]
+    frame = np.zeros((480, 640, 3), np.uint8)
+    read_again = DiceReader(FaceByPlace({300: 2}))._reframe_small(frame, seen, die_size=60.0)
+    assert read_again.reading is not None
+    assert (read_again.reading.value, read_again.reading.method, read_again.reading.box.w) == (2, "classifier", 60.0)
+    unsure = DiceReader(FaceByPlace({300: 2}, sure=0.6))._reframe_small(frame, seen, die_size=60.0)
+    assert unsure is seen
+    assert DiceReader(FaceByPlace({300: 2}))._reframe_small(frame, seen, die_size=31.0) is seen

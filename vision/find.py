@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -226,8 +227,10 @@ def foreground_mask(frame_bgr: np.ndarray, settings: FindSettings) -> tuple[np.n
     return mask, difference
 
 
-def find_dice(frame_bgr: np.ndarray, settings: FindSettings | None = None) -> Candidates:
-    """Candidates for dice in a BGR frame, with the frame's die size (frame pixels)."""
+def find_dice(frame_bgr: np.ndarray, settings: FindSettings | None = None, exclude: Sequence[DieBox] = ()) -> Candidates:
+    """Candidates for dice in a BGR frame, with the frame's die size (frame pixels). Inside the
+    `exclude` boxes (dice already found, frame pixels) is taken for table, so dice pressed
+    against them come free."""
     settings = settings or FindSettings()
     height, width = frame_bgr.shape[:2]
     scale = min(1.0, settings.work_side / max(height, width))
@@ -235,6 +238,10 @@ def find_dice(frame_bgr: np.ndarray, settings: FindSettings | None = None) -> Ca
     if scale < 1.0:
         work = cv2.resize(frame_bgr, (round(width * scale), round(height * scale)), interpolation=cv2.INTER_AREA)
     mask, difference = foreground_mask(work, settings)
+    for box in exclude:
+        small = box.scaled(scale)
+        corners = cv2.boxPoints(((small.cx, small.cy), (small.w, small.h), small.angle))
+        cv2.fillConvexPoly(mask, np.round(corners).astype(np.int32), 0)
     short = min(work.shape[:2])
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     regions = []

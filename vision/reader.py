@@ -57,8 +57,8 @@ class ReaderSettings:
     # ... and overrules a pip count it disagrees with when at least this sure (chosen on train).
     overrule_probability: float = 0.7
     # With a classifier, more permissive finds look again for dice the first find missed
-    # (pale dice on a pale table, dice pressed together); the classifier must be this sure
-    # of a face to keep one.
+    # (pale dice on a pale table, dice pressed together), with the kept dice taken for table;
+    # the classifier must be this sure of a face to keep one.
     second_finds: tuple[FindSettings, ...] = (
         FindSettings(min_difference=8.0, edge_low=10, edge_high=30, min_fill=0.5, max_aspect=1.8),
         FindSettings(min_difference=14.0, edge_low=15, edge_high=40, core_fraction=0.35),
@@ -214,7 +214,7 @@ class DiceReader:
         fresh = [
             candidate
             for find_settings in settings.second_finds
-            for candidate in find_dice(frame_bgr, find_settings).items
+            for candidate in find_dice(frame_bgr, find_settings, exclude=taken).items
             if _clear_of(candidate.box, taken, reach)
         ]
         if settings.retry_dropped:

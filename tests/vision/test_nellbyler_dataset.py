@@ -111,12 +111,11 @@ def test_accuracy_at_640_is_at_least_97_percent(evaluations: dict[int, Evaluatio
 # Issue 4: the combined reader (`dicekeeper eval ... --mode combined`, the default).
 
 
-@pytest.mark.xfail(strict=True, reason="target not reached yet: 97.9 % measured (dicekeeper eval --max-side 1280 --mode combined)")
+@pytest.mark.xfail(strict=True, reason="target not reached yet: 98.2 % measured (dicekeeper eval --max-side 1280 --mode combined)")
 def test_combined_accuracy_at_1280_is_at_least_99_5_percent(combined: dict[int, Evaluation]) -> None:
     assert combined[1280].summary()["accuracy"] >= 0.995
 
 
-@pytest.mark.xfail(strict=True, reason="target not reached yet: 96 % measured (dicekeeper eval --max-side 1280 --mode combined)")
 def test_combined_exact_throws_at_1280_are_at_least_97_percent(combined: dict[int, Evaluation]) -> None:
     assert combined[1280].summary()["exact_throws"] >= 0.97
 

@@ -287,3 +287,15 @@ def test_a_die_seen_in_part_is_read_again_on_die_size_squares() -> None:
     unsure = DiceReader(FaceByPlace({300: 2}, sure=0.6))._reframe_small(frame, seen, die_size=60.0)
     assert unsure is seen
     assert DiceReader(FaceByPlace({300: 2}))._reframe_small(frame, seen, die_size=31.0) is seen
+
+
+def test_the_finder_takes_excluded_boxes_for_table() -> None:
+    from vision.find import find_dice
+
+    dice = [DrawnDie(3, (250, 300), 80, 20), DrawnDie(6, (650, 300), 80, 50)]
+    frame = draw_scene(1280, 720, dice, seed=9)
+    both = find_dice(frame).items
+    assert len(both) == 2
+    first = min(both, key=lambda c: c.box.cx).box
+    (left,) = find_dice(frame, exclude=[first]).items
+    assert abs(left.box.cx - 650) < 8 and abs(left.box.cy - 300) < 8

@@ -62,6 +62,7 @@ class ReaderSettings:
     second_finds: tuple[FindSettings, ...] = (
         FindSettings(min_difference=8.0, edge_low=10, edge_high=30, min_fill=0.5, max_aspect=1.8),
         FindSettings(min_difference=14.0, edge_low=15, edge_high=40, core_fraction=0.35),
+        FindSettings(),  # the first find again, now that the kept dice no longer hold the rest in clusters
     )
     second_find_probability: float = 0.9
     # A new candidate whose centre is closer than this many die sizes to a kept die is that die.

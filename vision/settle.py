@@ -306,8 +306,12 @@ class ThrowWatcher:
 
 def default_reader(mode: str = "combined") -> DiceReaderLike:
     """The reader for live video: pips plus the die-face classifier when its model loads, else pips
-    alone (the classifier is optional: a missing model must not stop the camera)."""
-    from vision.reader import DiceReader
+    alone (the classifier is optional: a missing model must not stop the camera).
+
+    The second look for missed dice is left out: it doubles the cost of a reading, and live the
+    same dice are read many times while they lie still, so latency matters more than one frame's recall.
+    """
+    from vision.reader import DiceReader, ReaderSettings
 
     if mode == "pips":
         return DiceReader(mode="pips")
@@ -319,4 +323,5 @@ def default_reader(mode: str = "combined") -> DiceReaderLike:
         if mode == "classifier":
             raise
         return DiceReader(mode="pips")
-    return DiceReader(classifier, mode=mode)  # type: ignore[arg-type]
+    live = ReaderSettings(second_finds=(), retry_dropped=False)
+    return DiceReader(classifier, mode=mode, settings=live)  # type: ignore[arg-type]

@@ -17,20 +17,24 @@ BLACK = (0, 0, 0)
 METHOD_COLORS: dict[str, tuple[int, int, int]] = {"pips": GREEN, "classifier": ORANGE}
 
 
+def draw_die(image: np.ndarray, reading: DieReading, colour: tuple[int, int, int], line: int) -> None:
+    """Draw one die's rotated box and its value on `image` in place (colour is BGR)."""
+    box = reading.box
+    corners = cv2.boxPoints(((box.cx, box.cy), (box.w, box.h), box.angle)).round().astype(np.int32)
+    cv2.polylines(image, [corners], isClosed=True, color=colour, thickness=line, lineType=cv2.LINE_AA)
+    label = str(reading.value)
+    scale = max(0.4, box.size / 60.0)
+    (text_w, text_h), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, line)
+    x0, y0, _, _ = box.bounds()
+    origin = (int(x0), int(max(text_h + base, y0 - base)))
+    cv2.rectangle(image, (origin[0], origin[1] - text_h - base), (origin[0] + text_w, origin[1] + base), colour, cv2.FILLED)
+    cv2.putText(image, label, origin, cv2.FONT_HERSHEY_SIMPLEX, scale, WHITE, line, cv2.LINE_AA)
+
+
 def annotate(frame_bgr: np.ndarray, readings: Sequence[DieReading], thickness: int | None = None) -> np.ndarray:
     """A copy of the frame with each die's rotated box and value drawn on it."""
     scene = frame_bgr.copy()
     line = thickness or max(1, round(max(scene.shape[:2]) / 640))
     for reading in readings:
-        box = reading.box
-        color = METHOD_COLORS.get(reading.method, GREEN)
-        corners = cv2.boxPoints(((box.cx, box.cy), (box.w, box.h), box.angle)).round().astype(np.int32)
-        cv2.polylines(scene, [corners], isClosed=True, color=color, thickness=line, lineType=cv2.LINE_AA)
-        label = str(reading.value)
-        scale = max(0.4, box.size / 60.0)
-        (text_w, text_h), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, line)
-        x0, y0, _, _ = box.bounds()
-        origin = (int(x0), int(max(text_h + base, y0 - base)))
-        cv2.rectangle(scene, (origin[0], origin[1] - text_h - base), (origin[0] + text_w, origin[1] + base), color, cv2.FILLED)
-        cv2.putText(scene, label, origin, cv2.FONT_HERSHEY_SIMPLEX, scale, WHITE, line, cv2.LINE_AA)
+        draw_die(scene, reading, METHOD_COLORS.get(reading.method, GREEN), line)
     return scene

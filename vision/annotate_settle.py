@@ -10,6 +10,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
+from vision.annotate import draw_die
 from vision.settle import SettleStatus, match_dice
 from vision.types import DieReading
 
@@ -24,19 +25,6 @@ PHASE_COLOURS: dict[str, tuple[int, int, int]] = {
     "steadying": (0, 190, 250),  # amber
     "settled": (80, 200, 40),  # green
 }
-
-
-def draw_die(image: np.ndarray, reading: DieReading, colour: tuple[int, int, int], line: int) -> None:
-    box = reading.box
-    corners = cv2.boxPoints(((box.cx, box.cy), (box.w, box.h), box.angle)).round().astype(np.int32)
-    cv2.polylines(image, [corners], isClosed=True, color=colour, thickness=line, lineType=cv2.LINE_AA)
-    label = str(reading.value)
-    scale = max(0.4, box.size / 60.0)
-    (w, h), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, line)
-    x0, y0, _, _ = box.bounds()
-    x, y = int(x0), int(max(h + base, y0 - base))
-    cv2.rectangle(image, (x, y - h - base), (x + w, y + base), colour, cv2.FILLED)
-    cv2.putText(image, label, (x, y), cv2.FONT_HERSHEY_SIMPLEX, scale, WHITE, line, cv2.LINE_AA)
 
 
 def draw_live(

@@ -36,6 +36,12 @@ class FindSettings:
     # Splitting a cluster cuts away what is thinner than twice this fraction of the die size
     # (bridges between dice, shadows, walls).
     core_fraction: float = 0.25
+    # Straight bands longer than this many dice are walls or board edges, not dice; a row of
+    # touching dice is rarely this long.
+    wall_length: float = 8.0
+    # A cluster's dice may be bigger than the frame's typical die: it is also tried as this
+    # share of the dice its area suggests.
+    fewest_share: float = 0.5
     edge_low: int = 25  # Canny thresholds on the blurred grey frame
     edge_high: int = 60
 
@@ -119,13 +125,13 @@ def estimate_die_size(shapes: list[tuple[DieBox, float, float, float]], fallback
 
 
 def _split_region(
-    region: np.ndarray, die_size: float, core: float, roi_bgr: np.ndarray | None = None
+    region: np.ndarray, die_size: float, settings: FindSettings, roi_bgr: np.ndarray | None = None
 ) -> list[np.ndarray]:
     """Split a region into die-sized parts: cut off what is thinner than a die (walls, shadows),
     then divide blobs of dice lying side by side by pixel position."""
-    if max(region.shape) > 8 * die_size:
-        region = _without_long_runs(region, die_size)
-    width = max(3, round(core * die_size) * 2 + 1)
+    if max(region.shape) > (settings.wall_length + 3) * die_size:
+        region = _without_long_runs(region, die_size, settings.wall_length)
+    width = max(3, round(settings.core_fraction * die_size) * 2 + 1)
     opened = cv2.morphologyEx(region, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (width, width)))
     count, labels, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
     parts = []
@@ -135,9 +141,9 @@ def _split_region(
         part[y : y + h, x : x + w][labels[y : y + h, x : x + w] == k] = 255
         pieces = round(area / die_size**2)
         if pieces <= 12 and not (stats[k, cv2.CC_STAT_AREA] <= 2.6 * die_size**2 and _compact(part)):
-            # The die size is a guess for any one cluster: try a die more and a die fewer, keep
-            # the split whose parts look most like squares.
-            counts = sorted({max(1, pieces - 1), max(1, pieces), pieces + 1})
+            # The die size is a guess for any one cluster: try a die more and down to far fewer
+            # (bigger dice), keep the split whose parts look most like squares.
+            counts = range(max(1, min(pieces - 1, round(pieces * settings.fewest_share))), pieces + 2)
             splits = [_kmeans_split(part, n) if n > 1 else [part] for n in counts]
             best = max(splits, key=_squareness)
             parts.extend(_follow_edges(best, part, roi_bgr) if roi_bgr is not None and len(best) > 1 else best)
@@ -146,10 +152,10 @@ def _split_region(
     return parts
 
 
-def _without_long_runs(region: np.ndarray, die_size: float) -> np.ndarray:
-    """The region less its straight bands longer than five dice across or down the frame (a
-    tray's wall, a board's edge), so dice lying against them come apart from them."""
-    length = max(3, round(5 * die_size))
+def _without_long_runs(region: np.ndarray, die_size: float, wall_length: float) -> np.ndarray:
+    """The region less its straight bands longer than `wall_length` dice across or down the
+    frame (a tray's wall, a board's edge), so dice lying against them come apart from them."""
+    length = max(3, round(wall_length * die_size))
     across = cv2.morphologyEx(region, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (length, 1)))
     down = cv2.morphologyEx(region, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (1, length)))
     return cv2.bitwise_and(region, cv2.bitwise_not(cv2.bitwise_or(across, down)))
@@ -266,7 +272,7 @@ def find_dice(frame_bgr: np.ndarray, settings: FindSettings | None = None, exclu
         single = area <= 2.6 * die_size**2 and fill >= settings.min_fill and aspect <= settings.max_aspect
         window = work[y : y + region.shape[0], x : x + region.shape[1]]
         if not single:
-            parts = _split_region(region, die_size, settings.core_fraction, window)
+            parts = _split_region(region, die_size, settings, window)
         elif area > 1.3 * die_size**2 and fill < 0.85:
             # Big and not square enough: maybe two dice touching at a corner.
             pair = _follow_edges(_kmeans_split(region, 2), region, window)

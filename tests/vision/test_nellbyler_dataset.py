@@ -93,17 +93,17 @@ def test_precision_at_1280_is_at_least_99_percent(evaluations: dict[int, Evaluat
     assert evaluations[1280].summary()["precision"] >= 0.99
 
 
-@pytest.mark.xfail(strict=True, reason="target not reached yet: 92.3 % measured (dicekeeper eval --max-side 1280 --mode pips)")
+@pytest.mark.xfail(strict=True, reason="target not reached yet: 95.3 % measured (dicekeeper eval --max-side 1280 --mode pips)")
 def test_accuracy_at_1280_is_at_least_99_percent(evaluations: dict[int, Evaluation]) -> None:
     assert evaluations[1280].summary()["accuracy"] >= 0.99
 
 
-@pytest.mark.xfail(strict=True, reason="target not reached yet: 76 % measured (dicekeeper eval --max-side 1280 --mode pips)")
+@pytest.mark.xfail(strict=True, reason="target not reached yet: 78 % measured (dicekeeper eval --max-side 1280 --mode pips)")
 def test_exact_throws_at_1280_are_at_least_95_percent(evaluations: dict[int, Evaluation]) -> None:
     assert evaluations[1280].summary()["exact_throws"] >= 0.95
 
 
-@pytest.mark.xfail(strict=True, reason="target not reached yet: 89.9 % measured (dicekeeper eval --max-side 640 --mode pips)")
+@pytest.mark.xfail(strict=True, reason="target not reached yet: 92.9 % measured (dicekeeper eval --max-side 640 --mode pips)")
 def test_accuracy_at_640_is_at_least_97_percent(evaluations: dict[int, Evaluation]) -> None:
     assert evaluations[640].summary()["accuracy"] >= 0.97
 
@@ -111,7 +111,6 @@ def test_accuracy_at_640_is_at_least_97_percent(evaluations: dict[int, Evaluatio
 # Issue 4: the combined reader (`dicekeeper eval ... --mode combined`, the default).
 
 
-@pytest.mark.xfail(strict=True, reason="target not reached yet: 98.2 % measured (dicekeeper eval --max-side 1280 --mode combined)")
 def test_combined_accuracy_at_1280_is_at_least_99_5_percent(combined: dict[int, Evaluation]) -> None:
     assert combined[1280].summary()["accuracy"] >= 0.995
 
@@ -120,7 +119,6 @@ def test_combined_exact_throws_at_1280_are_at_least_97_percent(combined: dict[in
     assert combined[1280].summary()["exact_throws"] >= 0.97
 
 
-@pytest.mark.xfail(strict=True, reason="target not reached yet: 97.9 % measured (dicekeeper eval --max-side 640 --mode combined)")
 def test_combined_accuracy_at_640_is_at_least_98_5_percent(combined: dict[int, Evaluation]) -> None:
     assert combined[640].summary()["accuracy"] >= 0.985
 

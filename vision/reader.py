@@ -6,10 +6,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol, runtime_checkable
 
+import cv2
 import numpy as np
 
 from vision.faces import FaceRead, FaceSettings, read_face
-from vision.find import Candidate, FindSettings, find_dice
+from vision.find import Candidate, Candidates, FindSettings, find_dice
 from vision.pips import PipFinding, PipSettings, find_pips
 from vision.types import DieBox, DieReading
 
@@ -65,6 +66,11 @@ class ReaderSettings:
         FindSettings(),  # the first find again, now that the kept dice no longer hold the rest in clusters
     )
     second_find_probability: float = 0.9
+    # Without a classifier, this find looks again for missed dice; a new candidate is kept only
+    # when its pips make a face beyond doubt (one permissive find does as well as several).
+    pip_second_finds: tuple[FindSettings, ...] = (
+        FindSettings(min_difference=14.0, edge_low=15, edge_high=40, core_fraction=0.35),
+    )
     # A new candidate whose centre is closer than this many die sizes to a kept die is that die.
     same_die_distance: float = 0.75
     # Two readings closer than this many die sides (the larger box's short side) are one die
@@ -76,7 +82,8 @@ class ReaderSettings:
     reframe_shift: float = 0.35
     retry_dropped: bool = True
     # A kept die whose box's short side is under this fraction of the frame's die size was
-    # likely seen in part; the classifier reads it again on die-size squares around it.
+    # likely seen in part; the classifier reads it again on die-size squares around it (without
+    # a classifier, its pips are read again on a die-size square at its centre).
     small_box: float = 0.9
 
 
@@ -97,6 +104,18 @@ def _reframed(candidate: Candidate, die_size: float, shift: float) -> list[Candi
         replace(candidate, box=DieBox(box.cx + dx * step, box.cy + dy * step, die_size, die_size, box.angle))
         for dx, dy in (_NEIGHBOURS if shift > 0 else _NEIGHBOURS[:1])
     ]
+
+
+def _square_candidate(box: DieBox, shape: tuple[int, ...]) -> Candidate | None:
+    corners = cv2.boxPoints(((box.cx, box.cy), (box.w, box.h), box.angle))
+    x0, y0 = np.floor(corners.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(corners.max(axis=0)).astype(int)
+    x0, y0, x1, y1 = max(0, x0), max(0, y0), min(shape[1], x1), min(shape[0], y1)
+    if x1 - x0 < 4 or y1 - y0 < 4:
+        return None
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(mask, np.round(corners - (x0, y0)).astype(np.int32), 255)
+    return Candidate(box, float(np.sqrt(box.w * box.h)), mask, (int(x0), int(y0)), 0.0)
 
 
 def _clear_of(box: DieBox, boxes: Sequence[DieBox], reach: float) -> bool:
@@ -155,17 +174,7 @@ class DiceReader:
         found = find_dice(frame_bgr, settings.find)
         looked: list[tuple[Candidate, PipFinding, FaceRead]] = []
         for candidate in found.items:
-            pips = find_pips(frame_bgr, candidate, candidate.side, settings.pips)
-            face = read_face(pips, candidate.side, settings=settings.faces)
-            # Doubtful dice get further looks, with other ideas of what a pip is.
-            for second in settings.second_looks:
-                if not face.doubtful:
-                    break
-                other_pips = find_pips(frame_bgr, candidate, candidate.side, second)
-                other_face = read_face(other_pips, candidate.side, settings=settings.faces)
-                if not other_face.doubtful:
-                    pips, face = other_pips, other_face
-            looked.append((candidate, pips, face))
+            looked.append((candidate, *self._look_at(frame_bgr, candidate)))
 
         probabilities = None
         if self.classifier is not None and self.mode != "pips" and looked:
@@ -179,13 +188,74 @@ class DiceReader:
         for index, (candidate, pips, face) in enumerate(looked):
             p = None if probabilities is None else probabilities[index]
             inspections.append(Inspection(candidate, pips, face, self._decide(candidate, pips, face, p)))
-        if probabilities is not None and settings.small_box < 1.0:
-            inspections = [self._reframe_small(frame_bgr, item, found.die_size) for item in inspections]
-        if probabilities is not None and settings.duplicate_distance > 0:
-            inspections = _without_duplicates(inspections, probabilities, settings.duplicate_distance)
-        if self.classifier is not None and self.mode != "pips" and settings.second_finds:
-            inspections.extend(self._look_again(frame_bgr, inspections, found.die_size))
+        if self.classifier is not None and self.mode != "pips":
+            if probabilities is not None and settings.small_box < 1.0:
+                inspections = [self._reframe_small(frame_bgr, item, found.die_size) for item in inspections]
+            if probabilities is not None and settings.duplicate_distance > 0:
+                inspections = _without_duplicates(inspections, probabilities, settings.duplicate_distance)
+            if settings.second_finds:
+                inspections.extend(self._look_again(frame_bgr, inspections, found))
+        else:
+            if settings.small_box < 1.0:
+                inspections = [self._reframe_small_by_pips(frame_bgr, item, found.die_size) for item in inspections]
+            if settings.pip_second_finds:
+                inspections.extend(self._look_again_by_pips(frame_bgr, inspections, found))
         return inspections
+
+    def _reframe_small_by_pips(self, frame_bgr: np.ndarray, item: Inspection, die_size: float) -> Inspection:
+        """A kept die whose box is much smaller than the frame's dice is read again on a
+        die-size square at its centre; that reading counts if its face is beyond doubt."""
+        reading = item.reading
+        if reading is None or min(reading.box.w, reading.box.h) >= self.settings.small_box * die_size:
+            return item
+        box = reading.box
+        square = _square_candidate(DieBox(box.cx, box.cy, die_size, die_size, box.angle), frame_bgr.shape)
+        if square is None:
+            return item
+        pips, face = self._look_at(frame_bgr, square)
+        if face.value is None or face.doubtful:
+            return item
+        return Inspection(square, pips, face, DieReading(face.value, square.box, _pips_confidence(face, pips.contrast), "pips"))
+
+    def _look_at(self, frame_bgr: np.ndarray, candidate: Candidate) -> tuple[PipFinding, FaceRead]:
+        """The candidate's pips and face; doubtful faces get further looks, with other ideas of
+        what a pip is."""
+        settings = self.settings
+        pips = find_pips(frame_bgr, candidate, candidate.side, settings.pips)
+        face = read_face(pips, candidate.side, settings=settings.faces)
+        for second in settings.second_looks:
+            if not face.doubtful:
+                break
+            other_pips = find_pips(frame_bgr, candidate, candidate.side, second)
+            other_face = read_face(other_pips, candidate.side, settings=settings.faces)
+            if not other_face.doubtful:
+                pips, face = other_pips, other_face
+        return pips, face
+
+    def _look_again_by_pips(self, frame_bgr: np.ndarray, kept: list[Inspection], found: Candidates) -> list[Inspection]:
+        """Dice the first find missed, without a classifier: candidates of the permissive finds
+        that lie clear of every kept die and whose pips make a face beyond doubt, surest first."""
+        settings = self.settings
+        taken = [item.reading.box for item in kept if item.reading is not None]
+        reach = settings.same_die_distance * found.die_size
+        fresh = [
+            candidate
+            for find_settings in settings.pip_second_finds
+            for candidate in find_dice(frame_bgr, find_settings, exclude=taken, view=found.view).items
+            if _clear_of(candidate.box, taken, reach)
+        ]
+        looked = []
+        for candidate in fresh:
+            pips, face = self._look_at(frame_bgr, candidate)
+            if face.value is not None and not face.doubtful:
+                looked.append((_pips_confidence(face, pips.contrast), candidate, pips, face))
+        added = []
+        for confidence, candidate, pips, face in sorted(looked, key=lambda t: -t[0]):
+            if not _clear_of(candidate.box, taken, reach):
+                continue
+            taken.append(candidate.box)
+            added.append(Inspection(candidate, pips, face, DieReading(face.value, candidate.box, confidence, "pips")))
+        return added
 
     def _reframe_small(self, frame_bgr: np.ndarray, item: Inspection, die_size: float) -> Inspection:
         """A kept die whose box is much smaller than the frame's dice (a pale die seen in part)
@@ -204,18 +274,19 @@ class DiceReader:
             return item
         return replace(item, reading=DieReading(best + 1, framed[index].box, round(float(p[best]), 3), "classifier"))
 
-    def _look_again(self, frame_bgr: np.ndarray, kept: list[Inspection], die_size: float) -> list[Inspection]:
+    def _look_again(self, frame_bgr: np.ndarray, kept: list[Inspection], found: Candidates) -> list[Inspection]:
         """Dice the first find missed: candidates of the permissive finds (and the first find's
         dropped ones), reframed, that lie clear of every kept die and that the classifier is sure
         are a die face, surest first."""
         assert self.classifier is not None
         settings = self.settings
+        die_size = found.die_size
         taken = [item.reading.box for item in kept if item.reading is not None]
         reach = settings.same_die_distance * die_size
         fresh = [
             candidate
             for find_settings in settings.second_finds
-            for candidate in find_dice(frame_bgr, find_settings, exclude=taken).items
+            for candidate in find_dice(frame_bgr, find_settings, exclude=taken, view=found.view).items
             if _clear_of(candidate.box, taken, reach)
         ]
         if settings.retry_dropped:

@@ -313,8 +313,9 @@ def default_reader(mode: str = "combined") -> DiceReaderLike:
     """
     from vision.reader import DiceReader, ReaderSettings
 
+    live = ReaderSettings(second_finds=(), pip_second_finds=(), retry_dropped=False)
     if mode == "pips":
-        return DiceReader(mode="pips")
+        return DiceReader(mode="pips", settings=live)
     try:
         from vision.classifier import load_default_classifier
 
@@ -322,6 +323,5 @@ def default_reader(mode: str = "combined") -> DiceReaderLike:
     except Exception:
         if mode == "classifier":
             raise
-        return DiceReader(mode="pips")
-    live = ReaderSettings(second_finds=(), retry_dropped=False)
+        return DiceReader(mode="pips", settings=live)
     return DiceReader(classifier, mode=mode, settings=live)  # type: ignore[arg-type]

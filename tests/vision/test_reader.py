@@ -227,9 +227,12 @@ def a_clear_die_and_a_pale_one() -> np.ndarray:
     return draw_scene(1280, 720, [DrawnDie(3, (250, 300), 80, 20), pale], seed=9)
 
 
+FIRST_FIND_ONLY = ReaderSettings(pip_second_finds=())
+
+
 def test_with_a_classifier_a_second_find_keeps_a_pale_die_the_classifier_is_sure_of() -> None:
     frame = a_clear_die_and_a_pale_one()
-    assert by_position(DiceReader().read(frame)) == [(250, 300, 3)]
+    assert by_position(DiceReader(settings=FIRST_FIND_ONLY).read(frame)) == [(250, 300, 3)]
     readings = sorted(DiceReader(FaceByPlace({250: 3, 700: 5})).read(frame), key=lambda r: r.box.cx)
     assert [(r.value, r.method) for r in readings] == [(3, "pips"), (5, "classifier")]
     assert abs(readings[1].box.cx - 700) < 8 and abs(readings[1].box.cy - 350) < 8
@@ -240,6 +243,20 @@ def test_the_second_find_keeps_nothing_the_classifier_is_unsure_of() -> None:
     unsure = ReaderSettings().second_find_probability - 0.05
     assert by_position(DiceReader(FaceByPlace({250: 3, 700: 5}, sure=unsure)).read(frame)) == [(250, 300, 3)]
     assert by_position(DiceReader(FakeClassifier(face=0)).read(frame)) == []
+
+
+def test_without_a_classifier_a_second_find_keeps_a_pale_die_whose_pips_are_clear() -> None:
+    readings = sorted(DiceReader().read(a_clear_die_and_a_pale_one()), key=lambda r: r.box.cx)
+    assert [(r.value, r.method) for r in readings] == [(3, "pips"), (5, "pips")]
+    assert abs(readings[1].box.cx - 700) < 8 and abs(readings[1].box.cy - 350) < 8
+
+
+def test_without_a_classifier_the_second_find_keeps_nothing_without_a_clear_face() -> None:
+    from vision.synthetic import draw_die
+
+    frame = draw_scene(1280, 720, [DrawnDie(3, (250, 300), 80, 20)], seed=9)
+    draw_die(frame, DrawnDie(5, (700, 350), 80, 35, body=(212, 216, 220), pip=(212, 216, 220)))
+    assert by_position(DiceReader().read(frame)) == [(250, 300, 3)]
 
 
 def test_the_second_find_reports_no_die_twice() -> None:
@@ -287,6 +304,38 @@ def test_a_die_seen_in_part_is_read_again_on_die_size_squares() -> None:
     unsure = DiceReader(FaceByPlace({300: 2}, sure=0.6))._reframe_small(frame, seen, die_size=60.0)
     assert unsure is seen
     assert DiceReader(FaceByPlace({300: 2}))._reframe_small(frame, seen, die_size=31.0) is seen
+
+
+def test_without_a_classifier_a_die_seen_in_part_is_read_again_on_a_die_size_square() -> None:
+    from vision.find import Candidate
+    from vision.reader import Inspection
+
+    frame = draw_scene(640, 480, [DrawnDie(2, (300, 200), 60, 0)], seed=4)
+    half = DieBox(288.0, 188.0, 30.0, 30.0)  # the corner with one of the two pips
+    candidate = Candidate(half, 30.0, np.full((30, 30), 255, np.uint8), (273, 173), 30.0)
+    seen = Inspection(candidate, None, None, DieReading(1, half, 0.9, "pips"))  # type: ignore[arg-type]
+    read_again = DiceReader()._reframe_small_by_pips(frame, seen, die_size=60.0)
+    assert read_again.reading is not None
+    assert (read_again.reading.value, read_again.reading.method, read_again.reading.box.w) == (2, "pips", 60.0)
+    assert DiceReader()._reframe_small_by_pips(frame, seen, die_size=31.0) is seen
+    blank = np.full_like(frame, 200)
+    assert DiceReader()._reframe_small_by_pips(blank, seen, die_size=60.0) is seen
+
+
+def test_a_second_find_reuses_the_first_finds_view_of_the_same_frame_only() -> None:
+    from vision.find import FindSettings, find_dice
+
+    dice = [DrawnDie(3, (250, 300), 80, 20), DrawnDie(6, (650, 300), 80, 50)]
+    frame = draw_scene(1280, 720, dice, seed=9)
+    first = find_dice(frame)
+    assert first.view is not None and first.view.fits(frame, FindSettings())
+    again = find_dice(frame, view=first.view)
+    assert again.view is first.view
+    assert [c.box for c in again.items] == [c.box for c in first.items]
+    other = frame.copy()
+    assert not first.view.fits(other, FindSettings())
+    assert find_dice(other, view=first.view).view is not first.view
+    assert not first.view.fits(frame, FindSettings(lightness_weight=0.8))
 
 
 def test_the_finder_takes_excluded_boxes_for_table() -> None:

@@ -71,6 +71,9 @@ class ReaderSettings:
     pip_second_finds: tuple[FindSettings, ...] = (
         FindSettings(min_difference=14.0, edge_low=15, edge_high=40, core_fraction=0.35),
     )
+    # Without a classifier, a 2 or 3 whose pips run more than this many degrees off the box's
+    # diagonal is read again as the edge of a bigger face (45: never).
+    edge_pair_angle: float = 20.0
     # A new candidate whose centre is closer than this many die sizes to a kept die is that die.
     same_die_distance: float = 0.75
     # Two readings closer than this many die sides (the larger box's short side) are one die
@@ -198,6 +201,8 @@ class DiceReader:
         else:
             if settings.small_box < 1.0:
                 inspections = [self._reframe_small_by_pips(frame_bgr, item, found.die_size) for item in inspections]
+            if settings.edge_pair_angle < 45.0:
+                inspections = [self._reread_edge_pair(frame_bgr, item) for item in inspections]
             if settings.pip_second_finds:
                 inspections.extend(self._look_again_by_pips(frame_bgr, inspections, found))
         return inspections
@@ -216,6 +221,41 @@ class DiceReader:
         if face.value is None or face.doubtful:
             return item
         return Inspection(square, pips, face, DieReading(face.value, square.box, _pips_confidence(face, pips.contrast), "pips"))
+
+    def _reread_edge_pair(self, frame_bgr: np.ndarray, item: Inspection) -> Inspection:
+        """A 2 or 3 whose pips run along the box's edge rather than its diagonal is more often
+        the edge of a 4, 5 or 6 seen in part: its pips are read again on die-size squares on
+        either side of them, and a clear face of more pips replaces it."""
+        reading, face = item.reading, item.face
+        if reading is None or reading.value not in (2, 3) or len(face.used) < 2:
+            return item
+        points = np.array([(item.pips.pips[k].x, item.pips.pips[k].y) for k in face.used])
+        centre = points.mean(axis=0)
+        end = points[np.argmax(((points - centre) ** 2).sum(axis=1))]
+        direction = 2 * (end - centre)
+        length = float(np.hypot(*direction))
+        turn = float(np.degrees(np.arctan2(direction[1], direction[0])))
+        if length <= 0 or abs((turn - item.candidate.box.angle) % 90 - 45) <= self.settings.edge_pair_angle:
+            return item
+        # The pips of a face's edge lie two spacings apart; the face's centre is one spacing
+        # (half their distance) away from them, and its side about twice their distance.
+        normal = np.array([-direction[1], direction[0]]) / length
+        best: tuple[Candidate, PipFinding, FaceRead] | None = None
+        for sign in (1.0, -1.0):
+            cx, cy = centre + sign * normal * length / 2
+            square = _square_candidate(DieBox(float(cx), float(cy), 2 * length, 2 * length, turn), frame_bgr.shape)
+            if square is None:
+                continue
+            pips, other = self._look_at(frame_bgr, square)
+            if other.value is None or other.doubtful or other.value <= reading.value:
+                continue
+            if best is None or other.value > best[2].value:  # type: ignore[operator]
+                best = (square, pips, other)
+        if best is None:
+            return item
+        square, pips, other = best
+        assert other.value is not None
+        return Inspection(square, pips, other, DieReading(other.value, square.box, _pips_confidence(other, pips.contrast), "pips"))
 
     def _look_at(self, frame_bgr: np.ndarray, candidate: Candidate) -> tuple[PipFinding, FaceRead]:
         """The candidate's pips and face; doubtful faces get further looks, with other ideas of

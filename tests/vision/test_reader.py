@@ -322,6 +322,27 @@ def test_without_a_classifier_a_die_seen_in_part_is_read_again_on_a_die_size_squ
     assert DiceReader()._reframe_small_by_pips(blank, seen, die_size=60.0) is seen
 
 
+def test_without_a_classifier_a_two_along_the_edge_of_a_bigger_face_is_read_again() -> None:
+    from dataclasses import replace
+
+    from vision.faces import FaceRead
+
+    frame = draw_scene(640, 480, [DrawnDie(4, (300, 200), 64, 0), DrawnDie(2, (450, 300), 64, 0)], seed=4)
+    reader = DiceReader()
+    inspections = {item.reading.value: item for item in reader.inspect(frame) if item.reading is not None}
+    assert sorted(inspections) == [2, 4]
+    four = inspections[4]
+    top = sorted(range(4), key=lambda k: four.pips.pips[k].y)[:2]  # the pips along the top edge
+    pips = replace(four.pips, pips=tuple(four.pips.pips[k] for k in top))
+    seen = replace(four, pips=pips, face=FaceRead(2, 2, 0.0, (), (0, 1)), reading=replace(four.reading, value=2))
+    read_again = reader._reread_edge_pair(frame, seen)
+    assert read_again.reading is not None and read_again.reading.value == 4
+    assert abs(read_again.reading.box.cx - 300) < 6 and abs(read_again.reading.box.cy - 200) < 6
+    assert reader._reread_edge_pair(frame, inspections[2]) is inspections[2]  # a 2 on its diagonal
+    never = DiceReader(settings=ReaderSettings(edge_pair_angle=45.0))
+    assert [r.value for r in never.read(frame)] == [4, 2]
+
+
 def test_a_second_find_reuses_the_first_finds_view_of_the_same_frame_only() -> None:
     from vision.find import FindSettings, find_dice
 

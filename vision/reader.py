@@ -214,13 +214,19 @@ class DiceReader:
         if reading is None or min(reading.box.w, reading.box.h) >= self.settings.small_box * die_size:
             return item
         box = reading.box
-        square = _square_candidate(DieBox(box.cx, box.cy, die_size, die_size, box.angle), frame_bgr.shape)
-        if square is None:
-            return item
-        pips, face = self._look_at(frame_bgr, square)
+        return self._clear_face_on(frame_bgr, DieBox(box.cx, box.cy, die_size, die_size, box.angle)) or item
+
+    def _clear_face_on(self, frame_bgr: np.ndarray, box: DieBox) -> Inspection | None:
+        """The pips read on a square box, if they make a face beyond doubt."""
+        square = _square_candidate(box, frame_bgr.shape)
+        return None if square is None else self._clear_face(frame_bgr, square)
+
+    def _clear_face(self, frame_bgr: np.ndarray, candidate: Candidate) -> Inspection | None:
+        """The candidate read by its pips, if they make a face beyond doubt."""
+        pips, face = self._look_at(frame_bgr, candidate)
         if face.value is None or face.doubtful:
-            return item
-        return Inspection(square, pips, face, DieReading(face.value, square.box, _pips_confidence(face, pips.contrast), "pips"))
+            return None
+        return Inspection(candidate, pips, face, DieReading(face.value, candidate.box, _pips_confidence(face, pips.contrast), "pips"))
 
     def _reread_edge_pair(self, frame_bgr: np.ndarray, item: Inspection) -> Inspection:
         """A 2 or 3 whose pips run along the box's edge rather than its diagonal is more often
@@ -240,22 +246,13 @@ class DiceReader:
         # The pips of a face's edge lie two spacings apart; the face's centre is one spacing
         # (half their distance) away from them, and its side about twice their distance.
         normal = np.array([-direction[1], direction[0]]) / length
-        best: tuple[Candidate, PipFinding, FaceRead] | None = None
+        bigger = []
         for sign in (1.0, -1.0):
             cx, cy = centre + sign * normal * length / 2
-            square = _square_candidate(DieBox(float(cx), float(cy), 2 * length, 2 * length, turn), frame_bgr.shape)
-            if square is None:
-                continue
-            pips, other = self._look_at(frame_bgr, square)
-            if other.value is None or other.doubtful or other.value <= reading.value:
-                continue
-            if best is None or other.value > best[2].value:  # type: ignore[operator]
-                best = (square, pips, other)
-        if best is None:
-            return item
-        square, pips, other = best
-        assert other.value is not None
-        return Inspection(square, pips, other, DieReading(other.value, square.box, _pips_confidence(other, pips.contrast), "pips"))
+            other = self._clear_face_on(frame_bgr, DieBox(float(cx), float(cy), 2 * length, 2 * length, turn))
+            if other is not None and other.reading is not None and other.reading.value > reading.value:
+                bigger.append(other)
+        return max(bigger, key=lambda other: other.reading.value, default=item)  # type: ignore[union-attr]
 
     def _look_at(self, frame_bgr: np.ndarray, candidate: Candidate) -> tuple[PipFinding, FaceRead]:
         """The candidate's pips and face; doubtful faces get further looks, with other ideas of
@@ -284,17 +281,12 @@ class DiceReader:
             for candidate in find_dice(frame_bgr, find_settings, exclude=taken, view=found.view).items
             if _clear_of(candidate.box, taken, reach)
         ]
-        looked = []
-        for candidate in fresh:
-            pips, face = self._look_at(frame_bgr, candidate)
-            if face.value is not None and not face.doubtful:
-                looked.append((_pips_confidence(face, pips.contrast), candidate, pips, face))
+        clear = [item for item in (self._clear_face(frame_bgr, candidate) for candidate in fresh) if item is not None]
         added = []
-        for confidence, candidate, pips, face in sorted(looked, key=lambda t: -t[0]):
-            if not _clear_of(candidate.box, taken, reach):
-                continue
-            taken.append(candidate.box)
-            added.append(Inspection(candidate, pips, face, DieReading(face.value, candidate.box, confidence, "pips")))
+        for item in sorted(clear, key=lambda item: -item.reading.confidence):  # type: ignore[union-attr]
+            if _clear_of(item.candidate.box, taken, reach):
+                taken.append(item.candidate.box)
+                added.append(item)
         return added
 
     def _reframe_small(self, frame_bgr: np.ndarray, item: Inspection, die_size: float) -> Inspection:

@@ -138,8 +138,9 @@ new MutationObserver(() => {
 """
 
 
-def test_a_phone_plays_a_turn_by_tapping_and_the_table_follows_live(live_server, open_window):
-    game = create_game(live_server, players=["Ann", "Bob"], rules="family")
+def table_and_phone(live_server, open_window, players):
+    """A new family game with its table view on a laptop and its phone view, both live."""
+    game = create_game(live_server, players=players, rules="family")
     base = f"{live_server.url}/games/{game['id']}"
     table = open_window(LAPTOP)
     table.get(f"{base}/table?token={game['token']}")
@@ -147,6 +148,11 @@ def test_a_phone_plays_a_turn_by_tapping_and_the_table_follows_live(live_server,
     phone.get(f"{base}/play?token={game['token']}")
     for window in (table, phone):
         wait_live(window)
+    return game, table, phone
+
+
+def test_a_phone_plays_a_turn_by_tapping_and_the_table_follows_live(live_server, open_window):
+    game, table, phone = table_and_phone(live_server, open_window, ["Ann", "Bob"])
     table.execute_script(RECORD_CHANGES)
     shoot(phone, "phone-start")
 
@@ -199,14 +205,7 @@ def test_table_keyboard_shortcuts_and_latency_to_another_window(live_server, ope
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
 
-    game = create_game(live_server, players=["Ann", "Bob", "*Robo"], rules="family")
-    base = f"{live_server.url}/games/{game['id']}"
-    table = open_window(LAPTOP)
-    table.get(f"{base}/table?token={game['token']}")
-    phone = open_window(PHONE)
-    phone.get(f"{base}/play?token={game['token']}")
-    for window in (table, phone):
-        wait_live(window)
+    game, table, phone = table_and_phone(live_server, open_window, ["Ann", "Bob", "*Robo"])
     phone.execute_script(RECORD_CHANGES)
     table.execute_script("window.__sent = {}; document.addEventListener('keydown', () => "
                          "{ window.__sent[document.getElementById('board').dataset.version] = Date.now(); }, true);")

@@ -29,6 +29,14 @@ class PipSettings:
     # rather than with the whole face: for two-tone (marbled) dice. 0: whole face.
     local_window: float = 0.0
     grid_reach: float = 0.25  # how far past the region (of the die's side) the grid check may look
+    # 0: pips are whatever differs from the face's colour. -1 / 1: pips are spots darker / lighter
+    # than their surroundings within `hat` of the die's side (a black- / top-hat on lightness),
+    # which ignores the light falling off across a shiny face.
+    polarity: int = 0
+    hat: float = 0.4
+    # Take blobs whatever the colour at their centre (a shiny die's concave pip often holds a
+    # glare spot in its middle), with the strongest contrast near the centre as their strength.
+    any_centre: bool = False
 
 
 @dataclass(frozen=True)
@@ -89,6 +97,7 @@ def _build_detector(die_size: int, settings: PipSettings) -> cv2.SimpleBlobDetec
     params.thresholdStep = 10
     params.minRepeatability = 2
     params.blobColor = 255
+    params.filterByColor = not settings.any_centre
     params.filterByArea = True
     params.minArea = float(np.pi / 4 * (settings.min_diameter * die_size) ** 2)
     params.maxArea = float(np.pi / 4 * (settings.max_diameter * die_size) ** 2)
@@ -126,9 +135,15 @@ def find_pips(frame_bgr: np.ndarray, candidate: Candidate, die_size: float, sett
     else:
         inner_lab = wide_lab[y0 - gy0 : y0 - gy0 + region.shape[0], x0 - gx0 : x0 - gx0 + region.shape[1]]
         wide_face = np.median(inner_lab[inner > 0][::3], axis=0).astype(np.float32)
-    wide_diff = wide_lab.astype(np.float32) - wide_face
-    weights = np.array([[settings.lightness_weight**2, 1.0, 1.0]], np.float32)
-    wide_distance = cv2.sqrt(cv2.transform(wide_diff * wide_diff, weights))
+    if settings.polarity:
+        size = max(3, int(settings.hat * die_size) | 1)
+        operation = cv2.MORPH_BLACKHAT if settings.polarity < 0 else cv2.MORPH_TOPHAT
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
+        wide_distance = cv2.morphologyEx(wide_lab[:, :, 0], operation, kernel).astype(np.float32)
+    else:
+        wide_diff = wide_lab.astype(np.float32) - wide_face
+        weights = np.array([[settings.lightness_weight**2, 1.0, 1.0]], np.float32)
+        wide_distance = cv2.sqrt(cv2.transform(wide_diff * wide_diff, weights))
     distance = wide_distance[y0 - gy0 : y0 - gy0 + region.shape[0], x0 - gx0 : x0 - gx0 + region.shape[1]].copy()
     inside = distance[inner > 0]
     # Stretch so the strongest marks inside reach the same level on every die; the floor keeps
@@ -148,7 +163,11 @@ def find_pips(frame_bgr: np.ndarray, candidate: Candidate, die_size: float, sett
         if not (0 <= iy < inner.shape[0] and 0 <= ix < inner.shape[1]) or inner[iy, ix] == 0:
             continue
         pips.append(Pip(float(px + x0), float(py + y0), float(kp.size)))
-        strengths.append(float(distance[iy, ix]))
+        if settings.any_centre:
+            r = max(1, int(kp.size / 4))
+            strengths.append(float(distance[max(0, iy - r) : iy + r + 1, max(0, ix - r) : ix + r + 1].max()))
+        else:
+            strengths.append(float(distance[iy, ix]))
     # Pips of one face share a size: drop specks much smaller than the typical pip (glare, dirt).
     if len(pips) >= 2:
         typical = float(np.median([p.diameter for p in pips]))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol, runtime_checkable
@@ -49,6 +50,15 @@ class ReaderSettings:
         PipSettings(local_window=0.45),  # pips on two-tone dice
         PipSettings(lightness_weight=0.3, local_window=0.45),
     )
+    # Without a classifier every die is read with `pips` and each of these ideas of a pip, and
+    # the value most clear faces agree on wins (chosen on train; empty: the second looks above).
+    voting_looks: tuple[PipSettings, ...] = (
+        PipSettings(lightness_weight=0.3),
+        PipSettings(lightness_weight=0.3, local_window=0.45),
+        PipSettings(polarity=-1),  # dark pips on a shiny face whose light falls off
+        PipSettings(polarity=-1, any_centre=True),  # ... with a glare spot in each pip
+    )
+    confirm_values: tuple[int, ...] = (1, 2)
     faces: FaceSettings = field(default_factory=FaceSettings)
     # In "combined" mode the classifier drops a candidate only when this sure it is no die.
     veto_probability: float = 0.9
@@ -260,6 +270,8 @@ class DiceReader:
         settings = self.settings
         pips = find_pips(frame_bgr, candidate, candidate.side, settings.pips)
         face = read_face(pips, candidate.side, settings=settings.faces)
+        if settings.voting_looks and (self.classifier is None or self.mode == "pips"):
+            return self._vote(frame_bgr, candidate, pips, face)
         for second in settings.second_looks:
             if not face.doubtful:
                 break
@@ -268,6 +280,38 @@ class DiceReader:
             if not other_face.doubtful:
                 pips, face = other_pips, other_face
         return pips, face
+
+    def _vote(self, frame_bgr: np.ndarray, candidate: Candidate, pips: PipFinding, face: FaceRead) -> tuple[PipFinding, FaceRead]:
+        """Reads by several ideas of a pip, when the first look is not enough.
+
+        A clear face stands, except a 1 or 2 (a glare spot or a pip seen alone makes those most
+        easily), which stands when the next look agrees. Otherwise every look votes: the value
+        most clear faces show wins (if none is clear, most faces), ties going to the earlier look.
+        """
+        looks = [(pips, face)]
+
+        def look(settings: PipSettings) -> tuple[PipFinding, FaceRead]:
+            other_pips = find_pips(frame_bgr, candidate, candidate.side, settings)
+            looks.append((other_pips, read_face(other_pips, candidate.side, settings=self.settings.faces)))
+            return looks[-1]
+
+        voting = self.settings.voting_looks
+        if face.value is not None and not face.doubtful:
+            if face.value not in self.settings.confirm_values:
+                return pips, face
+            second = look(voting[0])[1]
+            if second.value == face.value and not second.doubtful:
+                return pips, face
+            voting = voting[1:]
+        for settings in voting:
+            look(settings)
+        clear = [item for item in looks if item[1].value is not None and not item[1].doubtful]
+        voters = clear or [item for item in looks if item[1].value is not None]
+        if not voters:
+            return pips, face
+        counts = Counter(item[1].value for item in voters)
+        most = max(counts.values())
+        return next(item for item in voters if counts[item[1].value] == most)
 
     def _look_again_by_pips(self, frame_bgr: np.ndarray, kept: list[Inspection], found: Candidates) -> list[Inspection]:
         """Dice the first find missed, without a classifier: candidates of the permissive finds

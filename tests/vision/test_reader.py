@@ -369,3 +369,46 @@ def test_the_finder_takes_excluded_boxes_for_table() -> None:
     first = min(both, key=lambda c: c.box.cx).box
     (left,) = find_dice(frame, exclude=[first]).items
     assert abs(left.box.cx - 650) < 8 and abs(left.box.cy - 300) < 8
+
+
+class ScriptedLooks:
+    """Stands in for the pip finder and face reader: each look gives the next scripted face."""
+
+    def __init__(self, faces: Sequence[tuple[int | None, bool]]) -> None:
+        from vision.faces import FaceRead
+
+        self.faces = [FaceRead(value, value or 0, 0.0, ("layout",) if doubtful else ()) for value, doubtful in faces]
+        self.looks = 0
+
+    def find_pips(self, *args: object, **kwargs: object) -> int:
+        self.looks += 1
+        return self.looks - 1
+
+    def read_face(self, index: int, *args: object, **kwargs: object) -> object:
+        return self.faces[index]
+
+
+@pytest.mark.parametrize(
+    ("faces", "value", "looks"),
+    [
+        ([(4, False)], 4, 1),  # a clear 4 stands at once
+        ([(1, False), (1, False)], 1, 2),  # a clear 1 stands when the next look agrees
+        ([(1, False), (2, False), (1, True), (2, False), (2, False)], 2, 5),  # otherwise all vote
+        ([(2, False), (3, True), (3, True), (None, True), (1, False)], 2, 5),  # a tie goes to the earlier look
+        ([(6, True), (3, True), (None, True), (3, True), (6, True)], 6, 5),  # none clear: most faces win
+        ([(None, True)] * 5, None, 5),
+    ],
+)
+def test_without_a_classifier_doubtful_faces_and_clear_ones_and_twos_are_put_to_a_vote(
+    monkeypatch: pytest.MonkeyPatch, faces: list[tuple[int | None, bool]], value: int | None, looks: int
+) -> None:
+    import vision.reader as reader_module
+    from vision.find import Candidate
+
+    script = ScriptedLooks(faces)
+    monkeypatch.setattr(reader_module, "find_pips", script.find_pips)
+    monkeypatch.setattr(reader_module, "read_face", script.read_face)
+    candidate = Candidate(DieBox(50.0, 50.0, 40.0, 40.0), 40.0, np.full((40, 40), 255, np.uint8), (30, 30), 40.0)
+    _, face = DiceReader(mode="pips")._look_at(np.zeros((100, 100, 3), np.uint8), candidate)
+    assert (face.value, script.looks) == (value, looks)
+    assert len(ReaderSettings().voting_looks) == 4

@@ -1,0 +1,50 @@
+"""Finding pips on drawn dice, with each idea of what a pip is."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.faces import LAYOUTS
+from vision.find import find_dice
+from vision.pips import PipSettings, find_pips
+from vision.synthetic import BLACK, IVORY, DrawnDie, draw_scene
+
+BRONZE = (60, 120, 170)  # BGR
+
+
+def _pips(frame: np.ndarray, settings: PipSettings) -> int:
+    (candidate,) = find_dice(frame).items
+    return len(find_pips(frame, candidate, candidate.side, settings).pips)
+
+
+def _glare_in_every_pip(frame: np.ndarray, die: DrawnDie) -> None:
+    """A shiny die's concave pips each hold a spot of light in their middle."""
+    spacing = 0.27 * die.size
+    for gx, gy in LAYOUTS[die.value]:
+        centre = (round(die.center[0] + gx * spacing), round(die.center[1] + gy * spacing))
+        cv2.circle(frame, centre, max(1, round(0.035 * die.size)), die.body, cv2.FILLED, cv2.LINE_AA)
+
+
+def test_pips_are_found_on_light_and_dark_dice() -> None:
+    for body, pip in ((IVORY, BLACK), (BLACK, IVORY)):
+        frame = draw_scene(640, 480, [DrawnDie(5, (320, 240), 80, 20, body, pip)], seed=1)
+        assert _pips(frame, PipSettings()) == 5
+
+
+def test_the_hats_see_only_their_own_polarity() -> None:
+    light = draw_scene(640, 480, [DrawnDie(4, (320, 240), 80, 0, IVORY, BLACK)], seed=2)
+    dark = draw_scene(640, 480, [DrawnDie(4, (320, 240), 80, 0, BLACK, IVORY)], table=(120, 160, 200), seed=2)
+    assert _pips(light, PipSettings(polarity=-1)) == 4
+    assert _pips(light, PipSettings(polarity=1)) == 0
+    assert _pips(dark, PipSettings(polarity=1)) == 4
+    assert _pips(dark, PipSettings(polarity=-1)) == 0
+
+
+def test_pips_with_a_glare_spot_in_the_middle_are_found_when_any_centre_is_allowed() -> None:
+    die = DrawnDie(4, (320, 240), 90, 0, BRONZE, BLACK)
+    frame = draw_scene(640, 480, [die], seed=4)
+    _glare_in_every_pip(frame, die)
+    assert _pips(frame, PipSettings()) < 4
+    assert _pips(frame, PipSettings(any_centre=True)) == 4
+    assert _pips(frame, PipSettings(polarity=-1, any_centre=True)) == 4

@@ -1,5 +1,5 @@
-"""The reader on real photos: nellbyler-d6 val + test, against the targets of issue 3 (pips
-reader) and issue 4 (pips and die-face classifier combined).
+"""The reader on real photos: nellbyler-d6 val + test, against the targets of the pips reader
+and of the combined reader (pips and die-face classifier).
 
 The photos live outside the repository, at ../shared/datasets/nellbyler-d6 (next to the
 repository) or wherever DICEKEEPER_DATA points; without them these tests are skipped.
@@ -107,7 +107,7 @@ def test_accuracy_at_640_is_at_least_97_percent(evaluations: dict[int, Evaluatio
     assert evaluations[640].summary()["accuracy"] >= 0.97
 
 
-# Issue 4: the combined reader (`dicekeeper eval ... --mode combined`, the default).
+# The combined reader (`dicekeeper eval ... --mode combined`, the default).
 
 
 def test_combined_accuracy_at_1280_is_at_least_99_5_percent(combined: dict[int, Evaluation]) -> None:

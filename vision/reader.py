@@ -50,8 +50,10 @@ class ReaderSettings:
         PipSettings(local_window=0.45),  # pips on two-tone dice
         PipSettings(lightness_weight=0.3, local_window=0.45),
     )
-    # Without a classifier every die is read with `pips` and each of these ideas of a pip, and
-    # the value most clear faces agree on wins (chosen on train; empty: the second looks above).
+    # Without a classifier, a die whose first look is in doubt is read again with each of these
+    # ideas of a pip and the value most clear faces show wins (chosen on train; empty: the
+    # second looks above instead). A clear face stands at once, unless its value is one of
+    # `confirm_values`: those need the first of these looks to agree, or go to the vote.
     voting_looks: tuple[PipSettings, ...] = (
         PipSettings(lightness_weight=0.3),
         PipSettings(lightness_weight=0.3, local_window=0.45),

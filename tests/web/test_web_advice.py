@@ -143,16 +143,11 @@ def test_the_pages_carry_a_panel_that_each_device_hides_for_itself(client, new_t
 @pytest.mark.browser
 @pytest.mark.slow
 def test_the_advice_panel_follows_the_game_and_hides_per_view(live_server, open_window):
-    from test_web_browser import LAPTOP, PHONE, api_state, create_game, shoot, wait_for, wait_live
+    from test_web_browser import shoot, table_and_phone, wait_for, wait_live
+    from web_helpers import api_state
 
-    game = create_game(live_server, players=["Ann", "Bob"], rules="family")
-    base = f"{live_server.url}/games/{game['id']}"
-    table_window = open_window(LAPTOP)
-    table_window.get(f"{base}/table?token={game['token']}")
-    phone = open_window(PHONE)
-    phone.get(f"{base}/play?token={game['token']}")
+    game, table_window, phone = table_and_phone(live_server, open_window, ["Ann", "Bob"])
     for window in (table_window, phone):
-        wait_live(window)
         body = window.find_element("id", "advice-body")
         assert body.is_displayed()
         chance = f"{game['state']['advice']['farkle_chance'] * 100:.1f}%"

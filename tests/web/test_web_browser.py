@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from web_helpers import api_state, create_game
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -101,22 +103,6 @@ def wait_version(driver, version: int, timeout: float = 10) -> None:
 
 def wait_live(driver) -> None:
     wait_for(driver, lambda d: d.find_element("id", "live-text").text == "live", 10, "event stream not open")
-
-
-def api_state(server, game_id: int) -> dict:
-    import urllib.request
-
-    with urllib.request.urlopen(f"{server.url}/api/games/{game_id}", timeout=10) as response:
-        return json.load(response)
-
-
-def create_game(server, **body) -> dict:
-    import urllib.request
-
-    request = urllib.request.Request(f"{server.url}/api/games", data=json.dumps(body).encode(), method="POST",
-                                     headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as response:
-        return json.load(response)
 
 
 def tap_dice(driver, faces: list[int]) -> None:

@@ -6,7 +6,7 @@ import json
 import time
 import urllib.request
 
-from web_helpers import EventStream
+from web_helpers import EventStream, create_game
 
 
 def post(server, table_id: int, token: str, action: str, body: dict | None = None) -> dict:
@@ -18,15 +18,8 @@ def post(server, table_id: int, token: str, action: str, body: dict | None = Non
         return json.load(response)
 
 
-def create(server, **body) -> dict:
-    request = urllib.request.Request(f"{server.url}/api/games", data=json.dumps(body).encode(), method="POST",
-                                     headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as response:
-        return json.load(response)
-
-
 def test_a_stream_opens_with_the_state_and_follows_every_change(live_server):
-    game = create(live_server, players=["Ann", "Bob"], source="manual")
+    game = create_game(live_server, players=["Ann", "Bob"], source="manual")
     stream = EventStream(f"{live_server.url}/api/games/{game['id']}/stream")
     try:
         first, _ = stream.state_at(0)
@@ -45,7 +38,7 @@ def test_the_all_games_stream_ticks_on_any_change(live_server):
     try:
         event, first, _ = stream.next_event()
         assert event == "change"
-        create(live_server, players=["Ann"])
+        create_game(live_server, players=["Ann"])
         event, second, _ = stream.next_event()
         assert event == "change" and second["tick"] > first["tick"]
     finally:
@@ -53,7 +46,7 @@ def test_the_all_games_stream_ticks_on_any_change(live_server):
 
 
 def test_streams_end_when_the_server_stops(app, live_server):
-    game = create(live_server, players=["Ann"])
+    game = create_game(live_server, players=["Ann"])
     streams = [EventStream(f"{live_server.url}/api/games/{game['id']}/stream") for _ in range(3)]
     for stream in streams:
         stream.state_at(0)
@@ -68,7 +61,7 @@ def test_streams_end_when_the_server_stops(app, live_server):
 
 def test_an_idle_stream_sends_keepalives(app, live_server):
     app.config["STREAM_KEEPALIVE"] = 0.2
-    game = create(live_server, players=["Ann"])
+    game = create_game(live_server, players=["Ann"])
     stream = EventStream(f"{live_server.url}/api/games/{game['id']}/stream")
     try:
         stream.state_at(0)
@@ -85,7 +78,7 @@ def test_latency_of_a_change_reaching_another_page(live_server, benchmark):
 
     `pytest tests/web/test_web_live.py --benchmark-enable` reports the median over the rounds.
     """
-    game = create(live_server, players=["Ann", "Bob"], source="manual")
+    game = create_game(live_server, players=["Ann", "Bob"], source="manual")
     stream = EventStream(f"{live_server.url}/api/games/{game['id']}/stream")
     stream.state_at(0)
     version = {"now": 0}

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import threading
+import urllib.request
 from typing import Any
 
 from flask import Flask
@@ -129,3 +131,16 @@ class EventStream:
             self.connection.close()
         except OSError:
             pass
+
+
+def create_game(server: LiveServer, **body: Any) -> dict:
+    """A new game made through a live server's API, as its JSON reply."""
+    request = urllib.request.Request(f"{server.url}/api/games", data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.load(response)
+
+
+def api_state(server: LiveServer, game_id: int) -> dict:
+    with urllib.request.urlopen(f"{server.url}/api/games/{game_id}", timeout=10) as response:
+        return json.load(response)

@@ -40,6 +40,11 @@ class FaceSettings:
     sample_radius: float = 0.3  # of the pip spacing: the disc looked at on each grid place
     pip_share: float = 0.6  # a grid place holds a pip when it has this share of the pips' contrast
     single_spacing: float = 0.21  # pip spacing (of the die's side) assumed around a lone pip; 0: no check
+    # Half the distance between a six's two rows of three, over the pips' spacing along a row:
+    # 1 on most dice, about 0.67 on dice with the rows set close; a four with two pips of a
+    # side face in line makes about 0.5 (bounds chosen on train).
+    min_six_rows: float = 0.6
+    max_six_rows: float = 1.3
 
 
 @dataclass(frozen=True)
@@ -61,31 +66,46 @@ def layout_fit(points: np.ndarray) -> tuple[float, float]:
     """Best (RMS error in spacings, spacing in pixels) of `points` laid out as the face with
     that many pips, over rotations; (inf, 0) when no rotation puts them on the right places."""
     error, spacing, _ = _fit(points)
-    return error, spacing
+    return error, float(np.mean(spacing))
 
 
-def _fit(points: np.ndarray) -> tuple[float, float, int]:
-    """`layout_fit` plus the index of the best rotation in `_ROTATIONS` (-1 if none)."""
+def _fit(points: np.ndarray, settings: FaceSettings | None = None) -> tuple[float, np.ndarray, int]:
+    """`layout_fit` with the spacing along each axis of the turned grid, and the index of the
+    best rotation in `_ROTATIONS` (-1 if none)."""
+    settings = settings or FaceSettings()
     value = len(points)
     centred = points - points.mean(axis=0)
     turned = np.einsum("nk,ajk->anj", centred, _ROTATIONS)
     extent = turned.max(axis=1) - turned.min(axis=1)
-    spacings = extent.sum(axis=1) / 4.0
-    valid = spacings > 1e-6
+    if value == 6:
+        # Two rows of three, which some dice set closer together than two pip spacings: each
+        # axis gets its own spacing.
+        spacings = extent / 2.0
+    else:
+        spacings = np.repeat(extent.sum(axis=1, keepdims=True) / 4.0, 2, axis=1)
+    valid = spacings.min(axis=1) > 1e-6
     if not valid.any():
-        return (np.inf, 0.0, -1)
-    scaled = turned / np.where(valid, spacings, 1.0)[:, None, None]
+        return (np.inf, np.zeros(2), -1)
+    scaled = turned / np.where(valid[:, None], spacings, 1.0)[:, None, :]
     places = np.rint(scaled)
-    errors = np.sqrt(((scaled - places) ** 2).sum(axis=2).mean(axis=1))
+    # Errors in units of the shorter spacing, so a stretched grid forgives no more than a square one.
+    shortest = np.where(valid, spacings.min(axis=1), 1.0)
+    residuals = (scaled - places) * (spacings / shortest[:, None])[:, None, :]
+    errors = np.sqrt((residuals**2).sum(axis=2).mean(axis=1))
     errors[~valid] = np.inf
     targets = _TARGETS[value]
     for index in np.argsort(errors):
         if not np.isfinite(errors[index]):
             break
         placed = frozenset(map(tuple, places[index].astype(int).tolist()))
-        if len(placed) == value and placed in targets:
-            return (float(errors[index]), float(spacings[index]), int(index))
-    return (np.inf, 0.0, -1)
+        if len(placed) != value or placed not in targets:
+            continue
+        if value == 6:
+            rows_apart, along = spacings[index] if placed == targets[0] else spacings[index][::-1]
+            if not settings.min_six_rows <= rows_apart / along <= settings.max_six_rows:
+                continue
+        return (float(errors[index]), spacings[index], int(index))
+    return (np.inf, np.zeros(2), -1)
 
 
 def _fit_grid(points: np.ndarray) -> tuple[float, float, int, np.ndarray]:
@@ -121,7 +141,8 @@ def _check(points: np.ndarray, die_size: float, center: np.ndarray, settings: Fa
         return None
     if len(points) == 1:
         return 0.0
-    error, spacing = layout_fit(points)
+    error, spacings, _ = _fit(points, settings)
+    spacing = float(np.mean(spacings))
     if error > settings.max_layout_error or not settings.min_spacing <= spacing / die_size <= settings.max_spacing:
         return None
     return error
@@ -133,6 +154,7 @@ _GRID = np.array([(i, j) for j in (-1, 0, 1) for i in (-1, 0, 1)], dtype=np.floa
 def grid_value(points: np.ndarray, pips: PipFinding, settings: FaceSettings, die_size: float = 0.0) -> int | None:
     """Look at all nine places of the face grid that `points` lie on: the value whose layout
     the places with a pip make, or None when they make no face."""
+    spacing: float | np.ndarray  # along each axis of the turned grid, or one for both
     if len(points) == 1:
         if settings.single_spacing <= 0:
             return None
@@ -141,12 +163,13 @@ def grid_value(points: np.ndarray, pips: PipFinding, settings: FaceSettings, die
         a = np.deg2rad(pips.angle)
         rotation = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
     else:
-        _, spacing, index = _fit(points)
+        _, spacings, index = _fit(points, settings)
         if index < 0:
             return None
         rotation = _ROTATIONS[index]
+        spacing = spacings
     places = points.mean(axis=0) + (_GRID * spacing) @ rotation
-    radius = settings.sample_radius * spacing
+    radius = settings.sample_radius * float(np.min(spacing))
     samples = np.array([pips.contrast_at(x, y, radius) for x, y in places])
     found = np.array([pips.contrast_at(x, y, radius) for x, y in points])
     level = float(np.median(found))

@@ -48,6 +48,22 @@ def test_six_is_two_rows_of_three_not_three_rows_of_two_squashed() -> None:
     assert read_face(pips_at(skewed), DIE, contrast=90.0, face_center=CENTER).value is None
 
 
+@pytest.mark.parametrize("angle", [0.0, 35.0, 70.0])
+def test_a_six_with_its_rows_set_close_together_is_a_six(angle: float) -> None:
+    # Many dice set a six's rows only about 1.3 pip spacings apart, not two.
+    tight = [(x * 0.65, y) for x, y in LAYOUTS[6]]
+    face = read_face(pips_at(tight, angle), DIE, contrast=90.0, face_center=CENTER)
+    assert (face.value, face.doubts) == (6, ())
+
+
+def test_a_four_with_two_pips_of_a_side_face_beside_it_is_no_six() -> None:
+    # The side face's pips extend the four's rows into two evenly spaced rows of three, but
+    # the rows lie closer together than any six's (under half the spacing along a row).
+    four_and_side = [(-1, -1), (-1, 1), (1, -1), (1, 1), (-1, -3.4), (1, -3.4)]
+    face = read_face(pips_at(four_and_side, spacing=0.6 * SPACING), DIE, contrast=90.0, face_center=CENTER)
+    assert face.value != 6
+
+
 def test_more_than_six_pips_or_none_is_doubt_by_count() -> None:
     seven = [(-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1), (0, 0)]
     # The extra blob sits on the grid centre, so no face is left by setting one or two aside

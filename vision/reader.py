@@ -10,9 +10,9 @@ from typing import Literal, Protocol, runtime_checkable
 import cv2
 import numpy as np
 
-from vision.faces import FaceRead, FaceSettings, read_face
+from vision.faces import FaceRead, FaceSettings, layout_fit, read_face
 from vision.find import Candidate, Candidates, FindSettings, find_dice
-from vision.pips import PipFinding, PipSettings, find_pips
+from vision.pips import Pip, PipFinding, PipSettings, find_pips
 from vision.types import DieBox, DieReading
 
 Mode = Literal["pips", "classifier", "combined"]
@@ -100,6 +100,15 @@ class ReaderSettings:
     # likely seen in part; the classifier reads it again on die-size squares around it (without
     # a classifier, its pips are read again on a die-size square at its centre).
     small_box: float = 0.9
+    # Without a classifier, a clear face of these values whose pips lie this far (of its box's
+    # side) or more off the box's centre may be part of a bigger face seen in part: pips within
+    # `extend_reach` pip spacings (at least `extend_spacing` pip diameters) are read with its
+    # own, if the ring around each new one is within `extend_colour` (Lab) of the face's colour.
+    extend_values: tuple[int, ...] = (1, 2, 3)
+    extend_offset: float = 0.1
+    extend_reach: float = 2.9
+    extend_spacing: float = 1.4
+    extend_colour: float = 24.0
 
 
 def _pips_confidence(face: FaceRead, contrast: float) -> float:
@@ -131,6 +140,32 @@ def _square_candidate(box: DieBox, shape: tuple[int, ...]) -> Candidate | None:
     mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
     cv2.fillConvexPoly(mask, np.round(corners - (x0, y0)).astype(np.int32), 255)
     return Candidate(box, float(np.sqrt(box.w * box.h)), mask, (int(x0), int(y0)), 0.0)
+
+
+def _face_colour(frame_bgr: np.ndarray, candidate: Candidate) -> np.ndarray:
+    """Median Lab colour of the candidate's region."""
+    x0, y0 = candidate.origin
+    height, width = candidate.mask.shape
+    lab = cv2.cvtColor(frame_bgr[y0 : y0 + height, x0 : x0 + width], cv2.COLOR_BGR2LAB)
+    inside = lab[candidate.mask[: lab.shape[0], : lab.shape[1]] > 0]
+    return np.median(inside[::3], axis=0).astype(np.float64) if len(inside) else np.zeros(3)
+
+
+def _ring_colour(frame_bgr: np.ndarray, pip: Pip) -> np.ndarray | None:
+    """Median Lab colour of a ring around a pip, from its rim to one diameter beyond."""
+    outer = int(np.ceil(1.5 * pip.diameter))
+    cx, cy = int(round(pip.x)), int(round(pip.y))
+    x0, y0 = max(0, cx - outer), max(0, cy - outer)
+    x1, y1 = min(frame_bgr.shape[1], cx + outer + 1), min(frame_bgr.shape[0], cy + outer + 1)
+    if x1 <= x0 or y1 <= y0:
+        return None
+    ys, xs = np.mgrid[y0:y1, x0:x1]
+    distance = np.hypot(xs - pip.x, ys - pip.y)
+    ring = (distance >= 0.5 * pip.diameter) & (distance <= 1.5 * pip.diameter)
+    if not ring.any():
+        return None
+    lab = cv2.cvtColor(frame_bgr[y0:y1, x0:x1], cv2.COLOR_BGR2LAB)
+    return np.median(lab[ring], axis=0).astype(np.float64)
 
 
 def _clear_of(box: DieBox, boxes: Sequence[DieBox], reach: float) -> bool:
@@ -217,6 +252,8 @@ class DiceReader:
                 inspections = [self._reread_edge_pair(frame_bgr, item) for item in inspections]
             if settings.pip_second_finds:
                 inspections.extend(self._look_again_by_pips(frame_bgr, inspections, found))
+            if settings.extend_values:
+                inspections = [self._extend_face(frame_bgr, item, inspections) for item in inspections]
         return inspections
 
     def _reframe_small_by_pips(self, frame_bgr: np.ndarray, item: Inspection, die_size: float) -> Inspection:
@@ -227,6 +264,65 @@ class DiceReader:
             return item
         box = reading.box
         return self._clear_face_on(frame_bgr, DieBox(box.cx, box.cy, die_size, die_size, box.angle)) or item
+
+    def _extend_face(self, frame_bgr: np.ndarray, item: Inspection, inspections: list[Inspection]) -> Inspection:
+        """A clear 1, 2 or 3 whose pips lie off its box's centre may be part of a bigger face
+        the finder saw in part (a pale die on a pale table). Pips of the same size within a
+        face's reach, on the face's colour and clear of other dice, are read with its own; a
+        clear face of more pips replaces it."""
+        reading, face = item.reading, item.face
+        settings = self.settings
+        if reading is None or reading.value not in settings.extend_values or not face.used:
+            return item
+        mine = [item.pips.pips[k] for k in face.used]
+        points = np.array([(p.x, p.y) for p in mine])
+        centre = points.mean(axis=0)
+        box = reading.box
+        if np.hypot(*(centre - box.center)) < settings.extend_offset * min(box.w, box.h):
+            return item  # pips centred in the box: the face is seen whole
+        diameter = float(np.median([p.diameter for p in mine]))
+        # A lone pip or a pair gives no sure spacing (a pair may be a face's edge or its
+        # diagonal): take at least what pips of this size are usually spaced.
+        spacing = max(layout_fit(points)[1] if len(mine) >= 2 else 0.0, settings.extend_spacing * diameter)
+        # Pips seen along a face's edge may be its whole width apart: the rest of the face
+        # lies within half as far again.
+        width = max(float(np.hypot(*(a - b))) for a in points for b in points)
+        reach = max(settings.extend_reach * spacing, 1.5 * width)
+        side = spacing / settings.faces.single_spacing
+        square = _square_candidate(DieBox(float(centre[0]), float(centre[1]), 2 * reach, 2 * reach, box.angle), frame_bgr.shape)
+        if square is None:
+            return item
+        mask = square.mask.copy()
+        for other in inspections:
+            if other is not item and other.reading is not None:
+                b = other.reading.box
+                corners = cv2.boxPoints(((b.cx - square.origin[0], b.cy - square.origin[1]), (b.w, b.h), b.angle))
+                cv2.fillConvexPoly(mask, np.round(corners).astype(np.int32), 0)
+        wide = find_pips(frame_bgr, replace(square, mask=mask), side, settings.pips)
+        near = [
+            p for p in wide.pips
+            if 0.6 <= p.diameter / diameter <= 1.6 and np.hypot(*(points - (p.x, p.y)).T).max() <= reach
+        ]
+
+        def apart(p: Pip, others: Sequence[Pip]) -> bool:
+            return min(np.hypot(p.x - q.x, p.y - q.y) for q in others) > 0.35 * spacing
+
+        if not len(mine) < len(near) <= 6 or any(apart(p, near) for p in mine):
+            return item
+        face_colour = _face_colour(frame_bgr, item.candidate)
+        for p in near:
+            ring = _ring_colour(frame_bgr, p) if apart(p, mine) else face_colour
+            # (a dark gap between two dice makes a pip-like blob too)
+            if ring is None or float(np.linalg.norm(ring - face_colour)) > settings.extend_colour:
+                return item
+        face_centre = tuple(float(v) for v in np.mean([(p.x, p.y) for p in near], axis=0))
+        finding = replace(wide, pips=tuple(near), face_center=face_centre)
+        bigger = read_face(finding, side, settings=settings.faces)
+        if bigger.value is None or bigger.doubtful or bigger.value <= reading.value:
+            return item
+        size = max(side, min(box.w, box.h))
+        grown = DieBox(face_centre[0], face_centre[1], size, size, box.angle)
+        return Inspection(item.candidate, finding, bigger, DieReading(bigger.value, grown, _pips_confidence(bigger, finding.contrast), "pips"))
 
     def _clear_face_on(self, frame_bgr: np.ndarray, box: DieBox) -> Inspection | None:
         """The pips read on a square box, if they make a face beyond doubt."""

@@ -14,6 +14,7 @@ from vision.types import DieBox, DieReading
 GREEN = (60, 140, 30)  # BGR
 NAVY = (90, 30, 20)
 WOOD = (70, 110, 150)
+TAN = (140, 190, 220)
 
 
 def by_position(readings: Sequence[DieReading]) -> list[tuple[int, int, int]]:
@@ -341,6 +342,45 @@ def test_without_a_classifier_a_two_along_the_edge_of_a_bigger_face_is_read_agai
     assert reader._reread_edge_pair(frame, inspections[2]) is inspections[2]  # a 2 on its diagonal
     never = DiceReader(settings=ReaderSettings(edge_pair_angle=45.0))
     assert [r.value for r in never.read(frame)] == [4, 2]
+
+
+def _left_half_of_a_four(frame: np.ndarray) -> tuple[DiceReader, object]:
+    """The 4 drawn at (300, 200) as the finder sees a pale die in part: its left side, a 2."""
+    from dataclasses import replace
+
+    from vision.faces import FaceRead
+    from vision.find import Candidate
+
+    reader = DiceReader()
+    (four,) = [item for item in reader.inspect(frame) if item.reading is not None]
+    left = sorted(range(4), key=lambda k: four.pips.pips[k].x)[:2]
+    pips = replace(four.pips, pips=tuple(four.pips.pips[k] for k in left))
+    half = DieBox(287.0, 197.0, 38.0, 58.0)  # its pips lie off this box's centre
+    candidate = Candidate(half, 47.0, np.full((58, 38), 255, np.uint8), (268, 168), 30.0)
+    seen = replace(four, candidate=candidate, pips=pips, face=FaceRead(2, 2, 0.0, (), (0, 1)), reading=DieReading(2, half, 0.9, "pips"))
+    return reader, seen
+
+
+def test_without_a_classifier_a_face_seen_in_part_takes_in_its_pips_past_the_box() -> None:
+    frame = draw_scene(640, 480, [DrawnDie(4, (300, 200), 64, 0)], seed=4)
+    reader, seen = _left_half_of_a_four(frame)
+    extended = reader._extend_face(frame, seen, [seen])  # type: ignore[arg-type]
+    assert extended.reading is not None and extended.reading.value == 4
+    assert abs(extended.reading.box.cx - 300) < 4 and abs(extended.reading.box.cy - 200) < 4
+    # Not when the other pips belong to a die already read there ...
+    other = replace_reading(seen, DieBox(318.0, 200.0, 30.0, 64.0))
+    assert reader._extend_face(frame, seen, [seen, other]) is seen  # type: ignore[arg-type]
+    # ... nor when they lie on something of another colour than the face.
+    two_tone = frame.copy()
+    right = two_tone[168:232, 302:332]
+    right[np.abs(right.astype(int) - frame[200, 290].astype(int)).sum(axis=2) < 30] = TAN
+    assert reader._extend_face(two_tone, seen, [seen]) is seen  # type: ignore[arg-type]
+
+
+def replace_reading(item: object, box: DieBox) -> object:
+    from dataclasses import replace
+
+    return replace(item, reading=DieReading(2, box, 0.9, "pips"))  # type: ignore[type-var]
 
 
 def test_a_second_find_reuses_the_first_finds_view_of_the_same_frame_only() -> None:

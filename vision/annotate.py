@@ -20,7 +20,7 @@ METHOD_COLORS: dict[str, tuple[int, int, int]] = {"pips": GREEN, "classifier": O
 def draw_die(image: np.ndarray, reading: DieReading, colour: tuple[int, int, int], line: int) -> None:
     """Draw one die's rotated box and its value on `image` in place (colour is BGR)."""
     box = reading.box
-    corners = cv2.boxPoints(((box.cx, box.cy), (box.w, box.h), box.angle)).round().astype(np.int32)
+    corners = box.corners().round().astype(np.int32)
     cv2.polylines(image, [corners], isClosed=True, color=colour, thickness=line, lineType=cv2.LINE_AA)
     label = str(reading.value)
     scale = max(0.4, box.size / 60.0)

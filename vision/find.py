@@ -288,7 +288,7 @@ def find_dice(
     mask = foreground_mask(view, settings)
     for box in exclude:
         small = box.scaled(scale)
-        corners = cv2.boxPoints(((small.cx, small.cy), (small.w, small.h), small.angle))
+        corners = small.corners()
         cv2.fillConvexPoly(mask, np.round(corners).astype(np.int32), 0)
     short = min(work.shape[:2])
     count, labels, stats = _components(mask)

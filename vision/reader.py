@@ -131,7 +131,7 @@ def _reframed(candidate: Candidate, die_size: float, shift: float) -> list[Candi
 
 
 def _square_candidate(box: DieBox, shape: tuple[int, ...]) -> Candidate | None:
-    corners = cv2.boxPoints(((box.cx, box.cy), (box.w, box.h), box.angle))
+    corners = box.corners()
     x0, y0 = np.floor(corners.min(axis=0)).astype(int)
     x1, y1 = np.ceil(corners.max(axis=0)).astype(int)
     x0, y0, x1, y1 = max(0, x0), max(0, y0), min(shape[1], x1), min(shape[0], y1)
@@ -295,8 +295,7 @@ class DiceReader:
         mask = square.mask.copy()
         for other in inspections:
             if other is not item and other.reading is not None:
-                b = other.reading.box
-                corners = cv2.boxPoints(((b.cx - square.origin[0], b.cy - square.origin[1]), (b.w, b.h), b.angle))
+                corners = other.reading.box.corners() - square.origin
                 cv2.fillConvexPoly(mask, np.round(corners).astype(np.int32), 0)
         wide = find_pips(frame_bgr, replace(square, mask=mask), side, settings.pips)
         near = [

@@ -5,6 +5,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import cv2
+import numpy as np
+
 
 @dataclass(frozen=True)
 class DieBox:
@@ -31,6 +34,10 @@ class DieBox:
         half_w = (self.w * c + self.h * s) / 2.0
         half_h = (self.w * s + self.h * c) / 2.0
         return (self.cx - half_w, self.cy - half_h, self.cx + half_w, self.cy + half_h)
+
+    def corners(self) -> np.ndarray:
+        """The rectangle's four corners, a (4, 2) float32 array in frame pixels."""
+        return cv2.boxPoints(((self.cx, self.cy), (self.w, self.h), self.angle))
 
     def scaled(self, factor: float) -> DieBox:
         return DieBox(self.cx * factor, self.cy * factor, self.w * factor, self.h * factor, self.angle)

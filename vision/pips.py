@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -116,8 +117,7 @@ def find_pips(frame_bgr: np.ndarray, candidate: Candidate, die_size: float, sett
     settings = settings or PipSettings()
     x0, y0 = candidate.origin
     region = candidate.mask
-    margin = max(1, round(settings.edge_margin * die_size))
-    inner = cv2.erode(region, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * margin + 1, 2 * margin + 1)))
+    inner = _inner(region, die_size, settings)
     points = cv2.findNonZero(inner)
     if points is None or len(points) < 4:
         return PipFinding((), 0.0, candidate.box.center)
@@ -149,6 +149,59 @@ def find_pips(frame_bgr: np.ndarray, candidate: Candidate, die_size: float, sett
     # Stretch so the strongest marks inside reach the same level on every die; the floor keeps
     # a plain region (a coin, a blank die) from having its noise stretched into pips.
     top = max(float(np.percentile(inside[::2], 99)), settings.stretch_floor)
+    pips, contrast = _blobs(distance, top, inner, (x0, y0), die_size, settings)
+    sums = cv2.integral(wide_distance, sdepth=cv2.CV_64F)
+    centre_xy = (float(centre[0] + x0), float(centre[1] + y0))
+    return PipFinding(pips, contrast, centre_xy, sums, (gx0, gy0), candidate.box.angle)
+
+
+def find_pips_like(
+    frame_bgr: np.ndarray, candidate: Candidate, die_size: float, found: Sequence[Pip], settings: PipSettings | None = None
+) -> PipFinding:
+    """Round blobs inside the candidate of the same colour as the pips already `found`.
+
+    On a marbled die a pip on the face's dark part barely differs from the face's median
+    colour, yet it is as dark as the pips on the light part. The contrast map here is how near
+    each pixel is to the pips' colour, on the scale of the pips' distance from the face's colour,
+    which is the finding's contrast.
+    """
+    settings = settings or PipSettings()
+    x0, y0 = candidate.origin
+    region = candidate.mask
+    height, width = region.shape
+    inner = _inner(region, die_size, settings)
+    points = cv2.findNonZero(inner)
+    if points is None or len(points) < 4 or not found:
+        return PipFinding((), 0.0, candidate.box.center)
+    lab = cv2.cvtColor(frame_bgr[y0 : y0 + height, x0 : x0 + width], cv2.COLOR_BGR2LAB).astype(np.float32)
+    centres = []
+    for pip in found:
+        r = max(1, int(0.25 * pip.diameter))
+        cx, cy = int(round(pip.x - x0)), int(round(pip.y - y0))
+        centres.append(lab[max(0, cy - r) : cy + r + 1, max(0, cx - r) : cx + r + 1].reshape(-1, 3))
+    pip_colour = np.median(np.concatenate(centres), axis=0)
+    face_colour = np.median(lab[inner > 0][::3], axis=0)
+    scale = max(float(np.linalg.norm(face_colour - pip_colour)), 1.0)
+    difference = lab - pip_colour
+    nearness = np.maximum(scale - cv2.sqrt(cv2.transform(difference * difference, np.ones((1, 3), np.float32))), 0.0)
+    pips, _ = _blobs(nearness, scale, inner, (x0, y0), die_size, settings)
+    centre = points.reshape(-1, 2).mean(axis=0)
+    sums = cv2.integral(nearness, sdepth=cv2.CV_64F)
+    return PipFinding(pips, scale if pips else 0.0, (float(centre[0] + x0), float(centre[1] + y0)), sums, (x0, y0), candidate.box.angle)
+
+
+def _inner(region: np.ndarray, die_size: float, settings: PipSettings) -> np.ndarray:
+    """The region without its rim (die edges, shadows)."""
+    margin = max(1, round(settings.edge_margin * die_size))
+    return cv2.erode(region, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * margin + 1, 2 * margin + 1)))
+
+
+def _blobs(
+    distance: np.ndarray, top: float, inner: np.ndarray, origin: tuple[int, int], die_size: float, settings: PipSettings
+) -> tuple[tuple[Pip, ...], float]:
+    """Pip-sized round blobs of a region's contrast map (`top` stretched to full contrast),
+    in frame pixels, and their median contrast."""
+    x0, y0 = origin
     image = np.clip(cv2.GaussianBlur(distance, (3, 3), 0) * (200.0 / top), 0, 255).astype(np.uint8)
     image[inner == 0] = 0
     # A pip touching the rim is cut by the mask; pad so blobs at the border stay whole.
@@ -174,7 +227,4 @@ def find_pips(frame_bgr: np.ndarray, candidate: Candidate, die_size: float, sett
         keep = [i for i, p in enumerate(pips) if 0.6 * typical <= p.diameter <= 1.6 * typical]
         pips = [pips[i] for i in keep]
         strengths = [strengths[i] for i in keep]
-    contrast = float(np.median(strengths)) if strengths else 0.0
-    sums = cv2.integral(wide_distance, sdepth=cv2.CV_64F)
-    centre_xy = (float(centre[0] + x0), float(centre[1] + y0))
-    return PipFinding(tuple(pips), contrast, centre_xy, sums, (gx0, gy0), candidate.box.angle)
+    return tuple(pips), float(np.median(strengths)) if strengths else 0.0

@@ -12,7 +12,7 @@ import numpy as np
 
 from vision.faces import FaceRead, FaceSettings, layout_fit, read_face
 from vision.find import Candidate, Candidates, FindSettings, find_dice
-from vision.pips import Pip, PipFinding, PipSettings, find_pips
+from vision.pips import Pip, PipFinding, PipSettings, find_pips, find_pips_like
 from vision.types import DieBox, DieReading
 
 Mode = Literal["pips", "classifier", "combined"]
@@ -109,6 +109,10 @@ class ReaderSettings:
     extend_reach: float = 2.9
     extend_spacing: float = 1.4
     extend_colour: float = 24.0
+    # Without a classifier, a face still in doubt at the end is read again by the colour of its
+    # own pips (a marbled die hides the pips on its dark part from the face-colour looks); a
+    # face of more pips, sure but for its grid completion, replaces it.
+    like_pips: bool = True
 
 
 def _pips_confidence(face: FaceRead, contrast: float) -> float:
@@ -254,6 +258,8 @@ class DiceReader:
                 inspections.extend(self._look_again_by_pips(frame_bgr, inspections, found))
             if settings.extend_values:
                 inspections = [self._extend_face(frame_bgr, item, inspections) for item in inspections]
+            if settings.like_pips:
+                inspections = [self._reread_like_pips(frame_bgr, item) for item in inspections]
         return inspections
 
     def _reframe_small_by_pips(self, frame_bgr: np.ndarray, item: Inspection, die_size: float) -> Inspection:
@@ -322,6 +328,20 @@ class DiceReader:
         size = max(side, min(box.w, box.h))
         grown = DieBox(face_centre[0], face_centre[1], size, size, box.angle)
         return Inspection(item.candidate, finding, bigger, DieReading(bigger.value, grown, _pips_confidence(bigger, finding.contrast), "pips"))
+
+    def _reread_like_pips(self, frame_bgr: np.ndarray, item: Inspection) -> Inspection:
+        """A doubtful face read again with its pips' own colour for a pip; a face of more pips
+        whose only doubt is the grid's completion of it replaces the reading."""
+        reading, face = item.reading, item.face
+        if reading is None or not face.doubtful or not face.used:
+            return item
+        candidate = item.candidate
+        found = [item.pips.pips[k] for k in face.used]
+        pips = find_pips_like(frame_bgr, candidate, candidate.side, found, self.settings.pips)
+        other = read_face(pips, candidate.side, settings=self.settings.faces)
+        if other.value is None or other.value <= reading.value or set(other.doubts) - {"grid"}:
+            return item
+        return Inspection(candidate, pips, other, replace(reading, value=other.value, confidence=_pips_confidence(other, pips.contrast)))
 
     def _clear_face_on(self, frame_bgr: np.ndarray, box: DieBox) -> Inspection | None:
         """The pips read on a square box, if they make a face beyond doubt."""

@@ -25,6 +25,8 @@ class DrawnDie:
     angle: float = 0.0
     body: tuple[int, int, int] = IVORY
     pip: tuple[int, int, int] = BLACK
+    # A marbled die: the face's half on the right of its turned x axis in this colour.
+    streak: tuple[int, int, int] | None = None
 
 
 def draw_die(frame: np.ndarray, die: DrawnDie) -> None:
@@ -40,6 +42,11 @@ def draw_die(frame: np.ndarray, die: DrawnDie) -> None:
     cv2.fillConvexPoly(body, square.round().astype(np.int32), 255, cv2.LINE_AA)
     body = cv2.dilate(body, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * round(corner) + 1,) * 2))
     frame[body > 0] = die.body
+    if die.streak is not None:
+        x, y, w, h = cv2.boundingRect(cv2.findNonZero(body))
+        ys, xs = np.mgrid[y : y + h, x : x + w]
+        right = (xs - cx) * rotation[0, 0] + (ys - cy) * rotation[1, 0] > 0
+        frame[y : y + h, x : x + w][right & (body[y : y + h, x : x + w] > 0)] = die.streak
     spacing = 0.27 * die.size
     radius = max(1, round(0.085 * die.size))
     for gx, gy in LAYOUTS[die.value]:

@@ -7,7 +7,7 @@ import numpy as np
 
 from vision.faces import LAYOUTS
 from vision.find import find_dice
-from vision.pips import PipSettings, find_pips
+from vision.pips import PipSettings, find_pips, find_pips_like
 from vision.synthetic import BLACK, IVORY, DrawnDie, draw_scene
 
 BRONZE = (60, 120, 170)  # BGR
@@ -48,3 +48,22 @@ def test_pips_with_a_glare_spot_in_the_middle_are_found_when_any_centre_is_allow
     assert _pips(frame, PipSettings()) < 4
     assert _pips(frame, PipSettings(any_centre=True)) == 4
     assert _pips(frame, PipSettings(polarity=-1, any_centre=True)) == 4
+
+
+GOLD = (60, 150, 190)  # BGR
+DARK_BROWN = (30, 45, 65)
+JET = (12, 12, 12)
+
+
+def test_pips_like_the_ones_found_are_found_on_the_dark_part_of_a_marbled_face() -> None:
+    # The five's middle pip sits where the gold half meets the brown: it barely differs from
+    # the face's median colour, but it is as dark as the pips on the gold.
+    frame = draw_scene(640, 480, [DrawnDie(5, (320, 240), 80, 20, GOLD, JET, streak=DARK_BROWN)], seed=1)
+    (candidate,) = find_dice(frame).items
+    seen = find_pips(frame, candidate, candidate.side)
+    assert len(seen.pips) < 5
+    like = find_pips_like(frame, candidate, candidate.side, seen.pips)
+    assert len(like.pips) == 5
+    assert like.contrast > 35.0  # the pips' distance from the face's colour
+    # Nothing to take the colour from: nothing found.
+    assert find_pips_like(frame, candidate, candidate.side, ()).pips == ()

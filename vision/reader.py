@@ -257,7 +257,7 @@ class DiceReader:
             if settings.pip_second_finds:
                 inspections.extend(self._look_again_by_pips(frame_bgr, inspections, found))
             if settings.extend_values:
-                inspections = [self._extend_face(frame_bgr, item, inspections) for item in inspections]
+                inspections = [self._extend_face(frame_bgr, item, inspections, found.die_size) for item in inspections]
             if settings.like_pips:
                 inspections = [self._reread_like_pips(frame_bgr, item) for item in inspections]
         return inspections
@@ -271,7 +271,7 @@ class DiceReader:
         box = reading.box
         return self._clear_face_on(frame_bgr, DieBox(box.cx, box.cy, die_size, die_size, box.angle)) or item
 
-    def _extend_face(self, frame_bgr: np.ndarray, item: Inspection, inspections: list[Inspection]) -> Inspection:
+    def _extend_face(self, frame_bgr: np.ndarray, item: Inspection, inspections: list[Inspection], die_size: float) -> Inspection:
         """A clear 1, 2 or 3 whose pips lie off its box's centre may be part of a bigger face
         the finder saw in part (a pale die on a pale table). Pips of the same size within a
         face's reach, on the face's colour and clear of other dice, are read with its own; a
@@ -288,8 +288,12 @@ class DiceReader:
             return item  # pips centred in the box: the face is seen whole
         diameter = float(np.median([p.diameter for p in mine]))
         # A lone pip or a pair gives no sure spacing (a pair may be a face's edge or its
-        # diagonal): take at least what pips of this size are usually spaced.
+        # diagonal): take at least what pips of this size are usually spaced, and around a lone
+        # pip (often a one's big pip, or a small pip of a face seen in part) what the frame's dice
+        # usually space theirs.
         spacing = max(layout_fit(points)[1] if len(mine) >= 2 else 0.0, settings.extend_spacing * diameter)
+        if len(mine) == 1:
+            spacing = max(spacing, settings.faces.single_spacing * die_size)
         # Pips seen along a face's edge may be its whole width apart: the rest of the face
         # lies within half as far again.
         width = max(float(np.hypot(*(a - b))) for a in points for b in points)

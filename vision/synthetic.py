@@ -27,6 +27,7 @@ class DrawnDie:
     pip: tuple[int, int, int] = BLACK
     # A marbled die: the face's half on the right of its turned x axis in this colour.
     streak: tuple[int, int, int] | None = None
+    pip_diameter: float = 0.17  # of the die's side
 
 
 def draw_die(frame: np.ndarray, die: DrawnDie) -> None:
@@ -48,7 +49,7 @@ def draw_die(frame: np.ndarray, die: DrawnDie) -> None:
         right = (xs - cx) * rotation[0, 0] + (ys - cy) * rotation[1, 0] > 0
         frame[y : y + h, x : x + w][right & (body[y : y + h, x : x + w] > 0)] = die.streak
     spacing = 0.27 * die.size
-    radius = max(1, round(0.085 * die.size))
+    radius = max(1, round(die.pip_diameter / 2 * die.size))
     for gx, gy in LAYOUTS[die.value]:
         px, py = rotation @ (gx * spacing, gy * spacing) + (cx, cy)
         cv2.circle(frame, (round(px), round(py)), radius, die.pip, cv2.FILLED, cv2.LINE_AA)

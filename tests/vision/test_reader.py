@@ -382,17 +382,44 @@ def _left_half_of_a_four(frame: np.ndarray) -> tuple[DiceReader, object]:
 def test_without_a_classifier_a_face_seen_in_part_takes_in_its_pips_past_the_box() -> None:
     frame = draw_scene(640, 480, [DrawnDie(4, (300, 200), 64, 0)], seed=4)
     reader, seen = _left_half_of_a_four(frame)
-    extended = reader._extend_face(frame, seen, [seen])  # type: ignore[arg-type]
+    extended = reader._extend_face(frame, seen, [seen], 64.0)  # type: ignore[arg-type]
     assert extended.reading is not None and extended.reading.value == 4
     assert abs(extended.reading.box.cx - 300) < 4 and abs(extended.reading.box.cy - 200) < 4
     # Not when the other pips belong to a die already read there ...
     other = replace_reading(seen, DieBox(318.0, 200.0, 30.0, 64.0))
-    assert reader._extend_face(frame, seen, [seen, other]) is seen  # type: ignore[arg-type]
+    assert reader._extend_face(frame, seen, [seen, other], 64.0) is seen  # type: ignore[arg-type]
     # ... nor when they lie on something of another colour than the face.
     two_tone = frame.copy()
     right = two_tone[168:232, 302:332]
     right[np.abs(right.astype(int) - frame[200, 290].astype(int)).sum(axis=2) < 30] = TAN
-    assert reader._extend_face(two_tone, seen, [seen]) is seen  # type: ignore[arg-type]
+    assert reader._extend_face(two_tone, seen, [seen], 64.0) is seen  # type: ignore[arg-type]
+
+
+def test_without_a_classifier_a_lone_pip_seen_in_part_looks_as_far_as_the_frames_dice_space_pips() -> None:
+    # A 2 with small pips, of which the finder saw only the upper left part: a 1 off its box's centre.
+    from dataclasses import replace
+
+    from vision.faces import FaceRead, FaceSettings
+    from vision.find import Candidate
+
+    frame = draw_scene(640, 480, [DrawnDie(2, (300, 200), 64, 0, pip_diameter=0.11)], seed=6)
+    reader = DiceReader(settings=ReaderSettings(faces=FaceSettings(single_spacing=0.27)))  # as drawn
+    (two,) = [item for item in reader.inspect(frame) if item.reading is not None]
+    assert two.reading is not None and two.reading.value == 2
+    upper_left = min(range(2), key=lambda k: two.pips.pips[k].x)
+    part = DieBox(290.0, 190.0, 38.0, 38.0)
+    candidate = Candidate(part, 38.0, np.full((38, 38), 255, np.uint8), (271, 171), 30.0)
+    seen = replace(
+        two,
+        candidate=candidate,
+        pips=replace(two.pips, pips=(two.pips.pips[upper_left],)),
+        face=FaceRead(1, 1, 0.0, (), (0,)),
+        reading=DieReading(1, part, 0.9, "pips"),
+    )
+    extended = reader._extend_face(frame, seen, [seen], 64.0)
+    assert extended.reading is not None and extended.reading.value == 2
+    # Pips this small alone would have it look too near.
+    assert reader._extend_face(frame, seen, [seen], 0.0) is seen
 
 
 def replace_reading(item: object, box: DieBox) -> object:

@@ -174,12 +174,7 @@ def find_pips_like(
     if points is None or len(points) < 4 or not found:
         return PipFinding((), 0.0, candidate.box.center)
     lab = cv2.cvtColor(frame_bgr[y0 : y0 + height, x0 : x0 + width], cv2.COLOR_BGR2LAB).astype(np.float32)
-    centres = []
-    for pip in found:
-        r = max(1, int(0.25 * pip.diameter))
-        cx, cy = int(round(pip.x - x0)), int(round(pip.y - y0))
-        centres.append(lab[max(0, cy - r) : cy + r + 1, max(0, cx - r) : cx + r + 1].reshape(-1, 3))
-    pip_colour = np.median(np.concatenate(centres), axis=0)
+    pip_colour = np.median(pip_colours(frame_bgr, found), axis=0)
     face_colour = np.median(lab[inner > 0][::3], axis=0)
     scale = max(float(np.linalg.norm(face_colour - pip_colour)), 1.0)
     difference = lab - pip_colour
@@ -188,6 +183,19 @@ def find_pips_like(
     centre = points.reshape(-1, 2).mean(axis=0)
     sums = cv2.integral(nearness, sdepth=cv2.CV_64F)
     return PipFinding(pips, scale if pips else 0.0, (float(centre[0] + x0), float(centre[1] + y0)), sums, (x0, y0), candidate.box.angle)
+
+
+def pip_colours(frame_bgr: np.ndarray, pips: Sequence[Pip]) -> np.ndarray:
+    """Lab colour (n, 3) of each pip: the mean of its middle half, clear of its rim."""
+    colours = np.zeros((len(pips), 3), np.float32)
+    height, width = frame_bgr.shape[:2]
+    for index, pip in enumerate(pips):
+        r = max(1, int(0.25 * pip.diameter))
+        cx, cy = int(round(pip.x)), int(round(pip.y))
+        patch = frame_bgr[max(0, cy - r) : min(height, cy + r + 1), max(0, cx - r) : min(width, cx + r + 1)]
+        if patch.size:
+            colours[index] = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).reshape(-1, 3).mean(axis=0)
+    return colours
 
 
 def _inner(region: np.ndarray, die_size: float, settings: PipSettings) -> np.ndarray:

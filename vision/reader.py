@@ -12,7 +12,7 @@ import numpy as np
 
 from vision.faces import FaceRead, FaceSettings, layout_fit, read_face
 from vision.find import Candidate, Candidates, FindSettings, find_dice
-from vision.pips import Pip, PipFinding, PipSettings, find_pips, find_pips_like
+from vision.pips import Pip, PipFinding, PipSettings, find_pips, find_pips_like, pip_colours
 from vision.types import DieBox, DieReading
 
 Mode = Literal["pips", "classifier", "combined"]
@@ -113,6 +113,10 @@ class ReaderSettings:
     # own pips (a marbled die hides the pips on its dark part from the face-colour looks); a
     # face of more pips, sure but for its grid completion, replaces it.
     like_pips: bool = True
+    # Without a classifier, a clear 2 whose pips differ in colour by more than this share of
+    # their distance from the face's colour is a 1 beside a glare spot or a hole (the pips of
+    # one face share a colour; chosen on train). 0: no check.
+    two_colours: float = 0.4
 
 
 def _pips_confidence(face: FaceRead, contrast: float) -> float:
@@ -260,6 +264,8 @@ class DiceReader:
                 inspections = [self._extend_face(frame_bgr, item, inspections, found.die_size) for item in inspections]
             if settings.like_pips:
                 inspections = [self._reread_like_pips(frame_bgr, item) for item in inspections]
+            if settings.two_colours > 0:
+                inspections = [self._one_beside_a_spot(frame_bgr, item) for item in inspections]
         return inspections
 
     def _reframe_small_by_pips(self, frame_bgr: np.ndarray, item: Inspection, die_size: float) -> Inspection:
@@ -346,6 +352,24 @@ class DiceReader:
         if other.value is None or other.value <= reading.value or set(other.doubts) - {"grid"}:
             return item
         return Inspection(candidate, pips, other, replace(reading, value=other.value, confidence=_pips_confidence(other, pips.contrast)))
+
+    def _one_beside_a_spot(self, frame_bgr: np.ndarray, item: Inspection) -> Inspection:
+        """A clear 2 whose two pips are not of one colour reads as a 1: its pip is the one
+        nearer the face's centre. Pips that barely stand out from the face give no sure colour."""
+        reading, face = item.reading, item.face
+        if reading is None or reading.value != 2 or face.doubtful or len(face.used) != 2:
+            return item
+        pips = [item.pips.pips[k] for k in face.used]
+        colours = pip_colours(frame_bgr, pips)
+        contrast = float(np.linalg.norm(colours - _face_colour(frame_bgr, item.candidate), axis=1).max())
+        if contrast < self.settings.faces.min_contrast:
+            return item
+        if float(np.linalg.norm(colours[0] - colours[1])) <= self.settings.two_colours * contrast:
+            return item
+        centre = item.pips.face_center
+        kept = min(face.used, key=lambda k: np.hypot(item.pips.pips[k].x - centre[0], item.pips.pips[k].y - centre[1]))
+        one = FaceRead(1, face.count, 0.0, (), (kept,))
+        return Inspection(item.candidate, item.pips, one, replace(reading, value=1, confidence=_pips_confidence(one, item.pips.contrast)))
 
     def _clear_face_on(self, frame_bgr: np.ndarray, box: DieBox) -> Inspection | None:
         """The pips read on a square box, if they make a face beyond doubt."""

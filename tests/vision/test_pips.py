@@ -7,7 +7,7 @@ import numpy as np
 
 from vision.faces import LAYOUTS
 from vision.find import find_dice
-from vision.pips import PipSettings, find_pips, find_pips_like
+from vision.pips import PipSettings, find_pips, find_pips_like, pip_colours
 from vision.synthetic import BLACK, IVORY, DrawnDie, draw_scene
 
 BRONZE = (60, 120, 170)  # BGR
@@ -67,3 +67,14 @@ def test_pips_like_the_ones_found_are_found_on_the_dark_part_of_a_marbled_face()
     assert like.contrast > 35.0  # the pips' distance from the face's colour
     # Nothing to take the colour from: nothing found.
     assert find_pips_like(frame, candidate, candidate.side, ()).pips == ()
+
+
+def test_each_pip_has_the_colour_of_its_middle() -> None:
+    frame = draw_scene(640, 480, [DrawnDie(3, (320, 240), 80, 10, GOLD, JET)], seed=3)
+    (candidate,) = find_dice(frame).items
+    pips = find_pips(frame, candidate, candidate.side).pips
+    jet = cv2.cvtColor(np.array([[JET]], np.uint8), cv2.COLOR_BGR2LAB)[0, 0].astype(float)
+    colours = pip_colours(frame, pips)
+    assert colours.shape == (3, 3)
+    assert np.abs(colours - jet).max() < 8  # the grain only, not the gold around each pip
+    assert pip_colours(frame, ()).shape == (0, 3)

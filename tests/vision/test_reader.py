@@ -362,6 +362,23 @@ def test_without_a_classifier_a_marbled_face_is_read_again_by_its_pips_colour(an
     assert [r.value for r in sorted(unlike, key=lambda r: (r.box.cy > 325, r.box.cx))] == [1, 2, 3, 4, 4, 6]
 
 
+@pytest.mark.parametrize("angle", [0.0, 30.0])
+def test_without_a_classifier_a_two_whose_pips_differ_in_colour_is_a_one_beside_a_spot(angle: float) -> None:
+    # A red 1 with a dark hole where a 2's pip would be: pips of one face share a colour.
+    import cv2
+
+    frame = draw_scene(640, 480, [DrawnDie(1, (320, 240), 80, angle, RED, IVORY)], seed=2)
+    a = np.deg2rad(angle)
+    corner = 0.27 * 80 * np.array([np.cos(a) - np.sin(a), np.sin(a) + np.cos(a)])
+    cv2.circle(frame, (round(320 + corner[0]), round(240 + corner[1])), 7, BLACK, cv2.FILLED, cv2.LINE_AA)
+    (one,) = [item for item in DiceReader(mode="pips").inspect(frame) if item.reading is not None]
+    assert one.reading is not None and one.reading.value == 1
+    (kept,) = one.face.used
+    assert np.hypot(one.pips.pips[kept].x - 320, one.pips.pips[kept].y - 240) < 3
+    unchecked = DiceReader(mode="pips", settings=ReaderSettings(two_colours=0.0)).read(frame)
+    assert [r.value for r in unchecked] == [2]
+
+
 def _left_half_of_a_four(frame: np.ndarray) -> tuple[DiceReader, object]:
     """The 4 drawn at (300, 200) as the finder sees a pale die in part: its left side, a 2."""
     from dataclasses import replace

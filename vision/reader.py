@@ -83,6 +83,9 @@ class ReaderSettings:
     pip_second_finds: tuple[FindSettings, ...] = (
         FindSettings(min_difference=14.0, edge_low=15, edge_high=40, core_fraction=0.35),
     )
+    # ... again while it finds dice, up to this many times: the dice it keeps are table for the
+    # next look, which frees what was pressed against them.
+    pip_second_rounds: int = 3
     # Without a classifier, a 2 or 3 whose pips run more than this many degrees off the box's
     # diagonal is read again as the edge of a bigger face (45: never).
     edge_pair_angle: float = 20.0
@@ -259,7 +262,11 @@ class DiceReader:
             if settings.edge_pair_angle < 45.0:
                 inspections = [self._reread_edge_pair(frame_bgr, item) for item in inspections]
             if settings.pip_second_finds:
-                inspections.extend(self._look_again_by_pips(frame_bgr, inspections, found))
+                for _ in range(settings.pip_second_rounds):
+                    added = self._look_again_by_pips(frame_bgr, inspections, found)
+                    inspections.extend(added)
+                    if not added:
+                        break
             if settings.extend_values:
                 inspections = [self._extend_face(frame_bgr, item, inspections, found.die_size) for item in inspections]
             if settings.like_pips:

@@ -260,6 +260,29 @@ def test_without_a_classifier_the_second_find_keeps_nothing_without_a_clear_face
     assert by_position(DiceReader().read(frame)) == [(250, 300, 3)]
 
 
+@pytest.mark.parametrize("rounds, looks, found", [(3, 3, 2), (1, 1, 1), (2, 2, 2)])
+def test_without_a_classifier_the_second_find_looks_again_while_it_finds_dice(
+    monkeypatch: pytest.MonkeyPatch, rounds: int, looks: int, found: int
+) -> None:
+    # Each look frees the next die of a cluster; the third finds nothing more.
+    from vision.reader import Inspection
+
+    frame = draw_scene(640, 480, [DrawnDie(3, (200, 200), 70, 10)], seed=5)
+    calls: list[int] = []
+
+    def look_again(self: DiceReader, frame_bgr: np.ndarray, kept: list[Inspection], found: object) -> list[Inspection]:
+        calls.append(len(kept))
+        if len(calls) > 2:
+            return []
+        return [Inspection(None, None, None, DieReading(5, DieBox(400.0 + 80 * len(calls), 300.0, 60.0, 60.0), 0.9, "pips"))]  # type: ignore[arg-type]
+
+    monkeypatch.setattr(DiceReader, "_look_again_by_pips", look_again)
+    readings = DiceReader(settings=ReaderSettings(pip_second_rounds=rounds, extend_values=(), like_pips=False, two_colours=0.0)).read(frame)
+    assert len(calls) == looks
+    assert calls == [1 + k for k in range(looks)]  # each look sees the dice the one before kept
+    assert len(readings) == 1 + found
+
+
 def test_the_second_find_reports_no_die_twice() -> None:
     frame, _ = two_dice_and_a_blank()
     readings = DiceReader(FaceByPlace({250: 3, 650: 6, 1000: 2})).read(frame)

@@ -134,26 +134,33 @@ def _fit_grid(points: np.ndarray) -> tuple[float, float, int, np.ndarray]:
     return best
 
 
-def _check(points: np.ndarray, die_size: float, center: np.ndarray, settings: FaceSettings) -> float | None:
-    """Layout error of the points as a face, or None when they are no face."""
+_Fit = tuple[float, np.ndarray, int]  # what `_fit` returns
+
+
+def _check(points: np.ndarray, die_size: float, center: np.ndarray, settings: FaceSettings) -> _Fit | None:
+    """The points' fit as a face (see `_fit`; a lone pip fits at no rotation), or None when
+    they are no face."""
     offset = float(np.hypot(*(points.mean(axis=0) - center))) / die_size
     if offset > (settings.max_offset_single if len(points) == 1 else settings.max_offset):
         return None
     if len(points) == 1:
-        return 0.0
-    error, spacings, _ = _fit(points, settings)
-    spacing = float(np.mean(spacings))
-    if error > settings.max_layout_error or not settings.min_spacing <= spacing / die_size <= settings.max_spacing:
+        return (0.0, np.zeros(2), -1)
+    fit = _fit(points, settings)
+    spacing = float(np.mean(fit[1]))
+    if fit[0] > settings.max_layout_error or not settings.min_spacing <= spacing / die_size <= settings.max_spacing:
         return None
-    return error
+    return fit
 
 
 _GRID = np.array([(i, j) for j in (-1, 0, 1) for i in (-1, 0, 1)], dtype=np.float64)
 
 
-def grid_value(points: np.ndarray, pips: PipFinding, settings: FaceSettings, die_size: float = 0.0) -> int | None:
+def grid_value(
+    points: np.ndarray, pips: PipFinding, settings: FaceSettings, die_size: float = 0.0, fit: _Fit | None = None
+) -> int | None:
     """Look at all nine places of the face grid that `points` lie on: the value whose layout
-    the places with a pip make, or None when they make no face."""
+    the places with a pip make, or None when they make no face. `fit`: the points' `_fit`,
+    if known."""
     spacing: float | np.ndarray  # along each axis of the turned grid, or one for both
     if len(points) == 1:
         if settings.single_spacing <= 0:
@@ -163,16 +170,15 @@ def grid_value(points: np.ndarray, pips: PipFinding, settings: FaceSettings, die
         a = np.deg2rad(pips.angle)
         rotation = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
     else:
-        _, spacings, index = _fit(points, settings)
+        _, spacings, index = fit if fit is not None else _fit(points, settings)
         if index < 0:
             return None
         rotation = _ROTATIONS[index]
         spacing = spacings
     places = points.mean(axis=0) + (_GRID * spacing) @ rotation
     radius = settings.sample_radius * float(np.min(spacing))
-    samples = np.array([pips.contrast_at(x, y, radius) for x, y in places])
-    found = np.array([pips.contrast_at(x, y, radius) for x, y in points])
-    level = float(np.median(found))
+    samples = pips.contrasts_at(places, radius)
+    level = float(np.median(pips.contrasts_at(points, radius)))
     if level <= 0:
         return None
     occupied = frozenset(
@@ -195,10 +201,10 @@ def _complete(
         return None
     places = grid_centre + (_GRID * spacing) @ _ROTATIONS[index]
     radius = settings.sample_radius * spacing
-    level = float(np.median([pips.contrast_at(x, y, radius) for x, y in points]))
+    level = float(np.median(pips.contrasts_at(points, radius)))
     if level <= 0:
         return None
-    samples = [pips.contrast_at(x, y, radius) for x, y in places]
+    samples = pips.contrasts_at(places, radius)
     occupied = frozenset((int(i), int(j)) for (i, j), v in zip(_GRID, samples) if v >= settings.pip_share * level)
     for value, targets in _TARGETS.items():
         if value > len(points) and occupied in targets:
@@ -230,11 +236,11 @@ def read_face(
     points = np.array([(p.x, p.y) for p in pips], dtype=np.float64)
     center = np.asarray(face_center, dtype=np.float64)
     contrast_doubt = ("contrast",) if contrast < settings.min_contrast else ()
-    found: tuple[float, tuple[int, ...], tuple[str, ...]] | None = None
+    found: tuple[_Fit, tuple[int, ...], tuple[str, ...]] | None = None
     if count <= 6:
-        error = _check(points, die_size, center, settings)
-        if error is not None:
-            found = (error, tuple(range(count)), ())
+        fit = _check(points, die_size, center, settings)
+        if fit is not None:
+            found = (fit, tuple(range(count)), ())
     if found is None and finding is not None and 3 <= count <= 5:
         # Some pips of a bigger face missed (small pips of a six run together): if the pips lie
         # on a 3x3 grid, let the grid places decide.
@@ -249,16 +255,17 @@ def read_face(
         if not 2 <= size <= 6:
             continue
         for kept in combinations(range(count), size):
-            error = _check(points[list(kept)], die_size, center, settings)
-            if error is not None and (found is None or error < found[0]):
-                found = (error, kept, ("dropped",))
+            fit = _check(points[list(kept)], die_size, center, settings)
+            if fit is not None and (found is None or fit[0] < found[0][0]):
+                found = (fit, kept, ("dropped",))
     if found is None:
         doubt = "count" if count > 6 else "layout"
         return FaceRead(None, count, np.inf, (doubt, *contrast_doubt))
-    error, kept, doubts = found
+    fit, kept, doubts = found
+    error = fit[0]
     value = len(kept)
     if finding is not None and (value >= 2 or settings.single_spacing > 0):
-        on_grid = grid_value(points[list(kept)], finding, settings, die_size)
+        on_grid = grid_value(points[list(kept)], finding, settings, die_size, fit if value >= 2 else None)
         if on_grid is None:
             doubts = (*doubts, "off-grid")
         elif on_grid != value:

@@ -63,17 +63,23 @@ class PipFinding:
     def contrast_at(self, x: float, y: float, radius: float) -> float:
         """Mean contrast in a square of half-side `radius` around a frame point; 0 where the map
         does not reach."""
+        return float(self.contrasts_at(np.array([[x, y]], np.float64), radius)[0])
+
+    def contrasts_at(self, points: np.ndarray, radius: float) -> np.ndarray:
+        """`contrast_at` for each of `points` (n, 2)."""
+        points = np.asarray(points, np.float64).reshape(-1, 2)
         if self.contrast_sums is None:
-            return 0.0
+            return np.zeros(len(points))
         r = max(1, int(round(radius)))
-        cx, cy = int(round(x - self.origin[0])), int(round(y - self.origin[1]))
+        cx = np.rint(points[:, 0] - self.origin[0]).astype(np.int64)
+        cy = np.rint(points[:, 1] - self.origin[1]).astype(np.int64)
         x0, y0, x1, y1 = cx - r, cy - r, cx + r + 1, cy + r + 1
         height, width = self.contrast_sums.shape[0] - 1, self.contrast_sums.shape[1] - 1
-        if x0 < 0 or y0 < 0 or x1 > width or y1 > height:
-            return 0.0
+        inside = (x0 >= 0) & (y0 >= 0) & (x1 <= width) & (y1 <= height)
+        x0, y0, x1, y1 = (np.where(inside, v, 0) for v in (x0, y0, x1, y1))
         sums = self.contrast_sums
         total = sums[y1, x1] - sums[y0, x1] - sums[y1, x0] + sums[y0, x0]
-        return float(total) / ((2 * r + 1) ** 2)
+        return np.where(inside, total / ((2 * r + 1) ** 2), 0.0)
 
 
 _per_thread = threading.local()
@@ -118,10 +124,9 @@ def find_pips(frame_bgr: np.ndarray, candidate: Candidate, die_size: float, sett
     x0, y0 = candidate.origin
     region = candidate.mask
     inner = _inner(region, die_size, settings)
-    points = cv2.findNonZero(inner)
-    if points is None or len(points) < 4:
+    centre = _centre(inner)
+    if centre is None:
         return PipFinding((), 0.0, candidate.box.center)
-    centre = points.reshape(-1, 2).mean(axis=0)
     # Contrast is measured on a window a little wider than the region: the grid check may
     # look past the region (a die the splitter cut in two).
     reach = max(1, round(settings.grid_reach * die_size))
@@ -148,7 +153,7 @@ def find_pips(frame_bgr: np.ndarray, candidate: Candidate, die_size: float, sett
     inside = distance[inner > 0]
     # Stretch so the strongest marks inside reach the same level on every die; the floor keeps
     # a plain region (a coin, a blank die) from having its noise stretched into pips.
-    top = max(float(np.percentile(inside[::2], 99)), settings.stretch_floor)
+    top = max(float(_percentile_99(inside[::2])), settings.stretch_floor)
     pips, contrast = _blobs(distance, top, inner, (x0, y0), die_size, settings)
     sums = cv2.integral(wide_distance, sdepth=cv2.CV_64F)
     centre_xy = (float(centre[0] + x0), float(centre[1] + y0))
@@ -170,8 +175,8 @@ def find_pips_like(
     region = candidate.mask
     height, width = region.shape
     inner = _inner(region, die_size, settings)
-    points = cv2.findNonZero(inner)
-    if points is None or len(points) < 4 or not found:
+    centre = _centre(inner)
+    if centre is None or not found:
         return PipFinding((), 0.0, candidate.box.center)
     lab = cv2.cvtColor(frame_bgr[y0 : y0 + height, x0 : x0 + width], cv2.COLOR_BGR2LAB).astype(np.float32)
     pip_colour = np.median(pip_colours(frame_bgr, found), axis=0)
@@ -180,7 +185,6 @@ def find_pips_like(
     difference = lab - pip_colour
     nearness = np.maximum(scale - cv2.sqrt(cv2.transform(difference * difference, np.ones((1, 3), np.float32))), 0.0)
     pips, _ = _blobs(nearness, scale, inner, (x0, y0), die_size, settings)
-    centre = points.reshape(-1, 2).mean(axis=0)
     sums = cv2.integral(nearness, sdepth=cv2.CV_64F)
     return PipFinding(pips, scale if pips else 0.0, (float(centre[0] + x0), float(centre[1] + y0)), sums, (x0, y0), candidate.box.angle)
 
@@ -196,6 +200,26 @@ def pip_colours(frame_bgr: np.ndarray, pips: Sequence[Pip]) -> np.ndarray:
         if patch.size:
             colours[index] = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).reshape(-1, 3).mean(axis=0)
     return colours
+
+
+def _centre(inner: np.ndarray) -> np.ndarray | None:
+    """Mean position (x, y) of the mask's pixels; None for fewer than four."""
+    moments = cv2.moments(inner, binaryImage=True)
+    if moments["m00"] < 4:
+        return None
+    return np.array([moments["m10"], moments["m01"]]) / moments["m00"]
+
+
+def _percentile_99(values: np.ndarray) -> float:
+    """`np.percentile(values, 99)` (linear), by partial sort: several times faster on a die's pixels."""
+    virtual = (values.size - 1) * 0.99
+    lower = int(np.floor(virtual))
+    upper = min(lower + 1, values.size - 1)
+    ordered = np.partition(values, [lower, upper] if upper != lower else lower)
+    a, b = ordered[lower], ordered[upper]
+    t = virtual - lower
+    # numpy's own interpolation, from the nearer end, so the result is the same to the bit
+    return float(b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t)
 
 
 def _inner(region: np.ndarray, die_size: float, settings: PipSettings) -> np.ndarray:

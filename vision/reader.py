@@ -162,6 +162,22 @@ def _face_colour(frame_bgr: np.ndarray, candidate: Candidate) -> np.ndarray:
     return np.median(inside[::3], axis=0).astype(np.float64) if len(inside) else np.zeros(3)
 
 
+def _near_colour(
+    frame_bgr: np.ndarray, origin: tuple[int, int], shape: tuple[int, ...], colour: np.ndarray, distance: float, hole: float
+) -> np.ndarray:
+    """0/255 mask (`shape`, placed at `origin`) of the pixels within `distance` (Lab) of
+    `colour`, closed over holes up to `hole` pixels across (the pips of a face)."""
+    x0, y0 = origin
+    lab = cv2.cvtColor(frame_bgr[y0 : y0 + shape[0], x0 : x0 + shape[1]], cv2.COLOR_BGR2LAB).astype(np.float32)
+    difference = lab - np.asarray(colour, np.float32)
+    near = cv2.sqrt(cv2.transform(difference * difference, np.ones((1, 3), np.float32))) < distance
+    size = max(3, int(hole) | 1)
+    closed = cv2.morphologyEx(near.astype(np.uint8) * 255, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size)))
+    out = np.zeros(shape[:2], np.uint8)
+    out[: closed.shape[0], : closed.shape[1]] = closed
+    return out
+
+
 def _ring_colour(frame_bgr: np.ndarray, pip: Pip) -> np.ndarray | None:
     """Median Lab colour of a ring around a pip, from its rim to one diameter beyond."""
     outer = int(np.ceil(1.5 * pip.diameter))
@@ -320,6 +336,10 @@ class DiceReader:
             if other is not item and other.reading is not None:
                 corners = other.reading.box.corners() - square.origin
                 cv2.fillConvexPoly(mask, np.round(corners).astype(np.int32), 0)
+        # Only what has the face's colour, with the pips it holds: the table around a die would
+        # skew the face colour and swallow the pips near its edge.
+        face_colour = _face_colour(frame_bgr, item.candidate)
+        mask = cv2.bitwise_and(mask, _near_colour(frame_bgr, square.origin, mask.shape, face_colour, settings.extend_colour, 2 * diameter))
         wide = find_pips(frame_bgr, replace(square, mask=mask), side, settings.pips)
         near = [
             p for p in wide.pips
@@ -331,7 +351,6 @@ class DiceReader:
 
         if not len(mine) < len(near) <= 6 or any(apart(p, near) for p in mine):
             return item
-        face_colour = _face_colour(frame_bgr, item.candidate)
         for p in near:
             ring = _ring_colour(frame_bgr, p) if apart(p, mine) else face_colour
             # (a dark gap between two dice makes a pip-like blob too)

@@ -97,7 +97,6 @@ def test_accuracy_at_1280_is_at_least_99_percent(evaluations: dict[int, Evaluati
     assert evaluations[1280].summary()["accuracy"] >= 0.99
 
 
-@pytest.mark.xfail(strict=True, reason="target not reached yet: 94 % measured (dicekeeper eval --max-side 1280 --mode pips)")
 def test_exact_throws_at_1280_are_at_least_95_percent(evaluations: dict[int, Evaluation]) -> None:
     assert evaluations[1280].summary()["exact_throws"] >= 0.95
 

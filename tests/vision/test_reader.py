@@ -462,6 +462,28 @@ def test_without_a_classifier_a_lone_pip_seen_in_part_looks_as_far_as_the_frames
     assert reader._extend_face(frame, seen, [seen], 0.0) is seen
 
 
+def test_a_dark_face_seen_in_part_looks_for_its_pips_on_its_own_colour_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A navy 2 on a white table, seen as its upper left pip: most of the square the reader
+    # looks on is table, which must not count as the face (nor swallow the pip near the edge).
+    import vision.reader as reader_module
+    from dataclasses import replace
+
+    from vision.faces import FaceRead, FaceSettings
+    from vision.find import Candidate
+
+    frame = draw_scene(640, 480, [DrawnDie(2, (300, 200), 64, 0, NAVY, (200, 200, 200))], table=(235, 238, 240), seed=6)
+    reader = DiceReader(settings=ReaderSettings(faces=FaceSettings(single_spacing=0.27)))  # as drawn
+    (two,) = [item for item in reader.inspect(frame) if item.reading is not None]
+    pip = min(two.pips.pips, key=lambda p: p.x)
+    part = DieBox(pip.x + 8, pip.y + 8, 36.0, 36.0)
+    candidate = Candidate(part, 36.0, np.full((36, 36), 255, np.uint8), (int(pip.x - 10), int(pip.y - 10)), 30.0)
+    seen = replace(two, candidate=candidate, pips=replace(two.pips, pips=(pip,)), face=FaceRead(1, 1, 0.0, (), (0,)), reading=DieReading(1, part, 0.9, "pips"))
+    extended = reader._extend_face(frame, seen, [seen], 64.0)
+    assert extended.reading is not None and extended.reading.value == 2
+    monkeypatch.setattr(reader_module, "_near_colour", lambda frame, origin, shape, *rest: np.full(shape[:2], 255, np.uint8))
+    assert reader._extend_face(frame, seen, [seen], 64.0) is seen
+
+
 def replace_reading(item: object, box: DieBox) -> object:
     from dataclasses import replace
 

@@ -146,9 +146,7 @@ def find_pips(frame_bgr: np.ndarray, candidate: Candidate, die_size: float, sett
         kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
         wide_distance = cv2.morphologyEx(wide_lab[:, :, 0], operation, kernel).astype(np.float32)
     else:
-        wide_diff = wide_lab.astype(np.float32) - wide_face
-        weights = np.array([[settings.lightness_weight**2, 1.0, 1.0]], np.float32)
-        wide_distance = cv2.sqrt(cv2.transform(wide_diff * wide_diff, weights))
+        wide_distance = lab_distance(wide_lab, wide_face, settings.lightness_weight)
     distance = wide_distance[y0 - gy0 : y0 - gy0 + region.shape[0], x0 - gx0 : x0 - gx0 + region.shape[1]].copy()
     inside = distance[inner > 0]
     # Stretch so the strongest marks inside reach the same level on every die; the floor keeps
@@ -182,11 +180,18 @@ def find_pips_like(
     pip_colour = np.median(pip_colours(frame_bgr, found), axis=0)
     face_colour = np.median(lab[inner > 0][::3], axis=0)
     scale = max(float(np.linalg.norm(face_colour - pip_colour)), 1.0)
-    difference = lab - pip_colour
-    nearness = np.maximum(scale - cv2.sqrt(cv2.transform(difference * difference, np.ones((1, 3), np.float32))), 0.0)
+    nearness = np.maximum(scale - lab_distance(lab, pip_colour), 0.0)
     pips, _ = _blobs(nearness, scale, inner, (x0, y0), die_size, settings)
     sums = cv2.integral(nearness, sdepth=cv2.CV_64F)
     return PipFinding(pips, scale if pips else 0.0, (float(centre[0] + x0), float(centre[1] + y0)), sums, (x0, y0), candidate.box.angle)
+
+
+def lab_distance(lab: np.ndarray, colour: np.ndarray | float, lightness_weight: float = 1.0) -> np.ndarray:
+    """Per-pixel distance (float32) of a Lab image from a colour (or from a per-pixel colour
+    image), with lightness weighted."""
+    difference = lab.astype(np.float32) - colour
+    weights = np.array([[lightness_weight**2, 1.0, 1.0]], np.float32)
+    return cv2.sqrt(cv2.transform(difference * difference, weights))
 
 
 def pip_colours(frame_bgr: np.ndarray, pips: Sequence[Pip]) -> np.ndarray:

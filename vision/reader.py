@@ -12,7 +12,7 @@ import numpy as np
 
 from vision.faces import FaceRead, FaceSettings, layout_fit, read_face
 from vision.find import Candidate, Candidates, FindSettings, find_dice
-from vision.pips import Pip, PipFinding, PipSettings, find_pips, find_pips_like, pip_colours
+from vision.pips import Pip, PipFinding, PipSettings, find_pips, find_pips_like, lab_distance, pip_colours
 from vision.types import DieBox, DieReading
 
 Mode = Literal["pips", "classifier", "combined"]
@@ -168,9 +168,8 @@ def _near_colour(
     """0/255 mask (`shape`, placed at `origin`) of the pixels within `distance` (Lab) of
     `colour`, closed over holes up to `hole` pixels across (the pips of a face)."""
     x0, y0 = origin
-    lab = cv2.cvtColor(frame_bgr[y0 : y0 + shape[0], x0 : x0 + shape[1]], cv2.COLOR_BGR2LAB).astype(np.float32)
-    difference = lab - np.asarray(colour, np.float32)
-    near = cv2.sqrt(cv2.transform(difference * difference, np.ones((1, 3), np.float32))) < distance
+    lab = cv2.cvtColor(frame_bgr[y0 : y0 + shape[0], x0 : x0 + shape[1]], cv2.COLOR_BGR2LAB)
+    near = lab_distance(lab, np.asarray(colour, np.float32)) < distance
     size = max(3, int(hole) | 1)
     closed = cv2.morphologyEx(near.astype(np.uint8) * 255, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size)))
     out = np.zeros(shape[:2], np.uint8)

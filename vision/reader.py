@@ -105,8 +105,10 @@ class ReaderSettings:
     small_box: float = 0.9
     # Without a classifier, a clear face of these values whose pips lie this far (of its box's
     # side) or more off the box's centre may be part of a bigger face seen in part: pips within
-    # `extend_reach` pip spacings (at least `extend_spacing` pip diameters) are read with its
-    # own, if the ring around each new one is within `extend_colour` (Lab) of the face's colour.
+    # `extend_reach` pip spacings (at least `extend_spacing` pip diameters, and around a lone
+    # pip at least `faces.single_spacing` of the frame's die size), on what lies within
+    # `extend_colour` (Lab) of the face's colour, are read with its own if the ring around each
+    # new one is within `extend_colour` of the face's colour too.
     extend_values: tuple[int, ...] = (1, 2, 3)
     extend_offset: float = 0.1
     extend_reach: float = 2.9

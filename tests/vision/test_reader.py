@@ -435,53 +435,52 @@ def test_without_a_classifier_a_face_seen_in_part_takes_in_its_pips_past_the_box
     assert reader._extend_face(two_tone, seen, [seen], 64.0) is seen  # type: ignore[arg-type]
 
 
-def test_without_a_classifier_a_lone_pip_seen_in_part_looks_as_far_as_the_frames_dice_space_pips() -> None:
-    # A 2 with small pips, of which the finder saw only the upper left part: a 1 off its box's centre.
+def _upper_left_pip_of_a_two(frame: np.ndarray, offset: float, side: float) -> tuple[DiceReader, object]:
+    """The 2 drawn at (300, 200) as the finder sees a die in part: its upper left pip alone, in
+    a square box of `side` whose centre lies `offset` below and right of the pip (a 1 off its
+    box's centre). The reader assumes pips spaced as drawn."""
     from dataclasses import replace
 
     from vision.faces import FaceRead, FaceSettings
     from vision.find import Candidate
 
-    frame = draw_scene(640, 480, [DrawnDie(2, (300, 200), 64, 0, pip_diameter=0.11)], seed=6)
-    reader = DiceReader(settings=ReaderSettings(faces=FaceSettings(single_spacing=0.27)))  # as drawn
+    reader = DiceReader(settings=ReaderSettings(faces=FaceSettings(single_spacing=0.27)))
     (two,) = [item for item in reader.inspect(frame) if item.reading is not None]
     assert two.reading is not None and two.reading.value == 2
-    upper_left = min(range(2), key=lambda k: two.pips.pips[k].x)
-    part = DieBox(290.0, 190.0, 38.0, 38.0)
-    candidate = Candidate(part, 38.0, np.full((38, 38), 255, np.uint8), (271, 171), 30.0)
+    pip = min(two.pips.pips, key=lambda p: p.x)
+    part = DieBox(pip.x + offset, pip.y + offset, side, side)
+    origin = (int(part.cx - side / 2), int(part.cy - side / 2))
+    candidate = Candidate(part, side, np.full((round(side), round(side)), 255, np.uint8), origin, 30.0)
     seen = replace(
         two,
         candidate=candidate,
-        pips=replace(two.pips, pips=(two.pips.pips[upper_left],)),
+        pips=replace(two.pips, pips=(pip,)),
         face=FaceRead(1, 1, 0.0, (), (0,)),
         reading=DieReading(1, part, 0.9, "pips"),
     )
-    extended = reader._extend_face(frame, seen, [seen], 64.0)
+    return reader, seen
+
+
+def test_without_a_classifier_a_lone_pip_seen_in_part_looks_as_far_as_the_frames_dice_space_pips() -> None:
+    frame = draw_scene(640, 480, [DrawnDie(2, (300, 200), 64, 0, pip_diameter=0.11)], seed=6)  # small pips
+    reader, seen = _upper_left_pip_of_a_two(frame, 7.0, 38.0)
+    extended = reader._extend_face(frame, seen, [seen], 64.0)  # type: ignore[arg-type]
     assert extended.reading is not None and extended.reading.value == 2
     # Pips this small alone would have it look too near.
-    assert reader._extend_face(frame, seen, [seen], 0.0) is seen
+    assert reader._extend_face(frame, seen, [seen], 0.0) is seen  # type: ignore[arg-type]
 
 
 def test_a_dark_face_seen_in_part_looks_for_its_pips_on_its_own_colour_only(monkeypatch: pytest.MonkeyPatch) -> None:
     # A navy 2 on a white table, seen as its upper left pip: most of the square the reader
     # looks on is table, which must not count as the face (nor swallow the pip near the edge).
     import vision.reader as reader_module
-    from dataclasses import replace
-
-    from vision.faces import FaceRead, FaceSettings
-    from vision.find import Candidate
 
     frame = draw_scene(640, 480, [DrawnDie(2, (300, 200), 64, 0, NAVY, (200, 200, 200))], table=(235, 238, 240), seed=6)
-    reader = DiceReader(settings=ReaderSettings(faces=FaceSettings(single_spacing=0.27)))  # as drawn
-    (two,) = [item for item in reader.inspect(frame) if item.reading is not None]
-    pip = min(two.pips.pips, key=lambda p: p.x)
-    part = DieBox(pip.x + 8, pip.y + 8, 36.0, 36.0)
-    candidate = Candidate(part, 36.0, np.full((36, 36), 255, np.uint8), (int(pip.x - 10), int(pip.y - 10)), 30.0)
-    seen = replace(two, candidate=candidate, pips=replace(two.pips, pips=(pip,)), face=FaceRead(1, 1, 0.0, (), (0,)), reading=DieReading(1, part, 0.9, "pips"))
-    extended = reader._extend_face(frame, seen, [seen], 64.0)
+    reader, seen = _upper_left_pip_of_a_two(frame, 8.0, 36.0)
+    extended = reader._extend_face(frame, seen, [seen], 64.0)  # type: ignore[arg-type]
     assert extended.reading is not None and extended.reading.value == 2
     monkeypatch.setattr(reader_module, "_near_colour", lambda frame, origin, shape, *rest: np.full(shape[:2], 255, np.uint8))
-    assert reader._extend_face(frame, seen, [seen], 64.0) is seen
+    assert reader._extend_face(frame, seen, [seen], 64.0) is seen  # type: ignore[arg-type]
 
 
 def replace_reading(item: object, box: DieBox) -> object:

@@ -2,7 +2,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test bench install clean
+.PHONY: run test bench install train clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,14 @@ run: install
 
 test: install
 	$(BIN)/python -m pytest
+
+# Rebuilds the training data and both models from scratch (about 90 minutes on 2 cores).
+train: install
+	$(BIN)/python -m pip install --quiet -e '.[train]'
+	$(BIN)/python datasets/build_training_set.py
+	$(BIN)/python datasets/detector_scenes.py --count 6000 --seed 1
+	$(BIN)/python models/train_detector.py --minutes 60 --threads 2 --card models/DETECTOR_CARD.md
+	$(BIN)/python models/train.py --epochs 12 --threads 2
 
 bench: install
 	$(BIN)/python -m pytest --benchmark-enable --benchmark-only -p no:randomly tests

@@ -4,7 +4,9 @@
 
 Writes under datasets/build/ (not committed):
   synthetic.npz   rendered crops, every face value and "not a die face"
-  real_train.npz  augmented crops of the real `train` photos at several scales
+  real_train.npz  augmented crops of the nellbyler-d6 `train` photos at several scales
+  matteop65_train.npz, aws_train.npz
+                  the same for the `train` photos of the other real sets found beside it
   real_val.npz    one exact crop per die and scale of `val`, for reporting only
   real_test.npz   the same for `test`
 """
@@ -37,6 +39,14 @@ def main(argv: list[str] | None = None) -> int:
     out = str(args.out)
     synthetic_crops.main(["--count", str(args.synthetic), "--seed", "1", "--out", f"{out}/synthetic.npz"])
     extract_crops.main([str(args.data), "--split", "train", "--augment", "5", "--seed", "0", "--out", f"{out}/real_train.npz"])
+    shared = args.data.parent
+    # matteop65-webcam boxes hug the pips: crops take the die's own size (about 56 px) instead.
+    if (shared / "matteop65-webcam").is_dir():
+        extract_crops.main([str(shared / "matteop65-webcam"), "--split", "train", "--augment", "8", "--scales", "0,480",
+                            "--die-side", "56", "--seed", "0", "--out", f"{out}/matteop65_train.npz"])  # fmt: skip
+    if (shared / "aws-vegas").is_dir():
+        extract_crops.main([str(shared / "aws-vegas"), "--split", "train", "--augment", "8", "--scales", "0,400",
+                            "--seed", "0", "--out", f"{out}/aws_train.npz"])  # fmt: skip
     for split in ("val", "test"):
         extract_crops.main([str(args.data), "--split", split, "--seed", "0", "--out", f"{out}/real_{split}.npz"])
     return 0

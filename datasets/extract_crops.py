@@ -23,7 +23,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vision.crops import crop_die  # noqa: E402
+from vision.read.crops import crop_die  # noqa: E402
 from vision.types import DieBox  # noqa: E402
 
 NOT_A_DIE = 6
@@ -39,7 +39,9 @@ class LabelledPhoto:
     dice: tuple[tuple[int, DieBox], ...]  # (value 1..6, box in full-size pixels)
 
 
-def read_split(root: Path, split: str) -> list[LabelledPhoto]:
+def read_split(root: Path, split: str, die_side: float = 0.0) -> list[LabelledPhoto]:
+    """The photos of a split with their dice. `die_side` > 0 replaces every box by a square of
+    that side (full-size pixels) at the box's centre, for sets whose boxes hug the pips."""
     images = root / split / "images"
     if not images.is_dir():
         raise SystemExit(f"no {split}/images folder under {root}")
@@ -53,7 +55,10 @@ def read_split(root: Path, split: str) -> list[LabelledPhoto]:
             if len(parts) != 5:
                 continue
             k, x, y, w, h = int(parts[0]), *map(float, parts[1:])
-            dice.append((k + 1, DieBox(x * width, y * height, w * width, h * height, 0.0)))
+            if die_side > 0:
+                dice.append((k + 1, DieBox(x * width, y * height, die_side, die_side, 0.0)))
+            else:
+                dice.append((k + 1, DieBox(x * width, y * height, w * width, h * height, 0.0)))
         photos.append(LabelledPhoto(path, tuple(dice)))
     return photos
 
@@ -116,6 +121,8 @@ def negative_boxes(dice: list[DieBox], width: int, height: int, rng: np.random.G
         kind = rng.choice(("table", "half", "pair"), p=(0.45, 0.35, 0.2))
         side = float(rng.choice(sides)) * rng.uniform(0.8, 1.3)
         if kind == "table":
+            if width <= 2 * side or height <= 2 * side:
+                continue
             cx, cy = rng.uniform(side, width - side), rng.uniform(side, height - side)
             if all(math.hypot(cx - d.cx, cy - d.cy) > 0.9 * (d.size + side) / 2 + 0.3 * d.size for d in dice):
                 boxes.append(DieBox(cx, cy, side, side, float(rng.uniform(0, 90))))
@@ -144,9 +151,10 @@ def extract(
     augment: int,
     negatives_per_die: float,
     seed: int,
+    die_side: float = 0.0,
 ) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seed)
-    photos = read_split(root, split)
+    photos = read_split(root, split, die_side)
     crops, labels, scale_of, photo_of = [], [], [], []
     for index, photo in enumerate(photos):
         full = cv2.imread(str(photo.path))
@@ -184,11 +192,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--augment", type=int, default=0, help="random crops per die and scale (0: one exact crop)")
     parser.add_argument("--negatives", type=float, default=0.3, help="not-a-die crops per die crop")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--die-side", type=float, default=0.0, help="square boxes of this side at the labels' centres")
     args = parser.parse_args(argv)
     default = TRAIN_SCALES if args.augment else REPORT_SCALES
     scales = tuple(int(s) for s in args.scales.split(",")) if args.scales else default
     cv2.setNumThreads(1)
-    data = extract(args.root, args.split, scales, args.augment, args.negatives, args.seed)
+    data = extract(args.root, args.split, scales, args.augment, args.negatives, args.seed, args.die_side)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(args.out, **data)
     counts = np.bincount(data["labels"], minlength=7)

@@ -3,7 +3,7 @@
     python datasets/synthetic_crops.py --count 60000 --out datasets/build/synthetic.npz
 
 Each sample renders a small table around one die (with neighbours touching the crop edge
-now and then) and cuts it with `vision.crops.crop_die`, the classifier's own crop.
+now and then) and cuts it with `vision.read.crops.crop_die`, the classifier's own crop.
 About a fifth of the samples are "not a die face": bare table, coins, chips and other
 shapes, half a die, two dice in one box, dice seen from the side.
 """
@@ -21,9 +21,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vision.crops import crop_die  # noqa: E402
-from vision.render import DieSpec, Scene, render  # noqa: E402
-from vision.scenes import random_colour, random_die, random_effects, random_table  # noqa: E402
+from vision.read.crops import crop_die  # noqa: E402
+from vision.synth.render import DieSpec, Scene, render  # noqa: E402
+from vision.synth.scenes import random_colour, random_die, random_effects, random_table  # noqa: E402
 from vision.types import DieBox  # noqa: E402
 
 NOT_A_DIE = 6

@@ -4,7 +4,7 @@
     python models/train.py                         # writes models/die_face.onnx and MODEL_CARD.md
 
 Needs the `train` extra (torch, onnx, onnxscript).  The network sees 32x32 BGR crops cut
-by `vision.crops.crop_die` and has 7 outputs: faces 1..6 and "not a die face".  Training
+by `vision.read.crops.crop_die` and has 7 outputs: faces 1..6 and "not a die face".  Training
 uses the synthetic and the real `train` crops only; `val` and `test` are only reported.
 """
 
@@ -25,7 +25,7 @@ from torch.nn import functional as F
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from vision.classifier import DieFaceClassifier  # noqa: E402
+from vision.read.classifier import DieFaceClassifier  # noqa: E402
 
 BUILD = ROOT / "datasets" / "build"
 N_CLASSES = 7
@@ -205,9 +205,9 @@ def write_card(figures: dict, path: Path, command: str) -> None:
 CARD = """# Model card: die_face.onnx
 
 A compact CNN that reads the top face of one die from a 32x32 BGR crop cut by
-`vision.crops.crop_die`: the square on the longer side of the die's rotated box plus a
+`vision.read.crops.crop_die`: the square on the longer side of the die's rotated box plus a
 15% margin on each side, turned upright, sampled at 64x64 and averaged down.
-Outputs 7 probabilities: faces 1..6 and "not a die face". `vision.classifier` runs it
+Outputs 7 probabilities: faces 1..6 and "not a die face". `vision.read.classifier` runs it
 with onnxruntime on the CPU, one intra-op thread.
 
 - Architecture: 5 conv 3x3 + batch norm + ReLU layers (16, 32, 64, 64, 96 channels), three
@@ -221,20 +221,22 @@ with onnxruntime on the CPU, one intra-op thread.
 
 ## Data
 
-- Synthetic: {synthetic_crops} crops cut from scenes drawn by `vision.render` (`datasets/synthetic_crops.py`,
+- Synthetic: {synthetic_crops} crops cut from scenes drawn by `vision.synth.render` (`datasets/synthetic_crops.py`,
   seed 1): every face value in many body and pip colours, round, square and ring pips,
   die sizes 20 to 110 px, spins, tilts up to 40 degrees with side faces, translucent
   dice, glare, shadows, blur, noise, JPEG, neighbouring dice at the crop edge. One crop
   in five is "not a die face": bare table, coins, poker chips and other shapes, half a
   die, two dice in one box, dice leaning 55 to 75 degrees.
-- Real: the `train` split of nellbyler-d6 only (200 photos, `datasets/extract_crops.py`):
-  every die at full size and with the photo shrunk to 1600, 1280, 960, 640 and 480 px
-  on the long side (dice about 170 down to 30 px), five crops per die and scale at
-  random rotations and box errors (box side 0.65 to 1.15 of the label's), plus table
-  patches, half dice and die pairs as "not a die face": {real_crops} crops.
-- `val` and `test` were never trained on. The changes from the first shipped model to
-  this one (square crops, wider box errors, twice the epochs) came from reading its
-  errors on the `train` photos with the reader's own boxes.
+- Real `train` splits (`datasets/extract_crops.py`), as `--sets` lists them ({sets}):
+  - nellbyler-d6: every die at full size and with the photo shrunk to 1600, 1280, 960, 640
+    and 480 px on the long side (dice about 170 down to 30 px), five crops per die and scale
+    at random rotations and box errors (box side 0.65 to 1.15 of the label's), plus table
+    patches, half dice and die pairs as "not a die face": {real_crops} crops.
+  - matteop65-webcam (oblique webcam, wood desk): a 56 px square at each label's centre (its
+    boxes hug the pips), at full size and 480 px, eight crops each: {matteop65_crops} crops.
+  - aws-vegas (phone photos of many dice, tables and trays): at full size and 400 px, eight
+    crops each: {aws_crops} crops.
+- `val` and `test` were never trained on.
 
 ## Accuracy on real crops (nellbyler-d6, labelled boxes, one crop per die)
 
@@ -253,8 +255,7 @@ Median {latency_ms_6_crops} ms for one batch of six crops (onnxruntime, one thre
 
 ## Limits
 
-- Trained on one real set of dice photographed from above on a white sheet or a grey
-  tray; other tables and lighting rely on the synthetic data.
+- Trained on three real photo sets; other tables and lighting rely on the synthetic data.
 - Dice seen strongly from the side, dice with logos instead of pips, and non-d6 dice
   are outside what it was trained to read; it should call them "not a die face".
 """
@@ -268,13 +269,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lr", type=float, default=4e-3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--sets", default="synthetic.npz,real_train.npz", help="crop sets under datasets/build/")
+    parser.add_argument("--sets", default="synthetic.npz,real_train.npz,matteop65_train.npz,aws_train.npz",
+                        help="crop sets under datasets/build/")  # fmt: skip
     parser.add_argument("--out", type=Path, default=ROOT / "models" / "die_face.onnx")
+    parser.add_argument("--card", type=Path, default=ROOT / "models" / "MODEL_CARD.md", help="where to write the model card")
     parser.add_argument("--card-only", metavar="COMMAND", help="rewrite MODEL_CARD.md from the saved figures of COMMAND's run")
     args = parser.parse_args(argv)
     if args.card_only:
         figures = json.loads(args.out.with_suffix(".json").read_text())
-        write_card(figures, args.out.parent / "MODEL_CARD.md", args.card_only)
+        write_card(figures, args.card, args.card_only)
         return 0
     torch.set_num_threads(args.threads)
     started = time.time()
@@ -290,6 +293,9 @@ def main(argv: list[str] | None = None) -> int:
         "cpu_minutes": round(cpu_minutes, 1),
         "synthetic_crops": count_crops("synthetic.npz", args.sets),
         "real_crops": count_crops("real_train.npz", args.sets),
+        "matteop65_crops": count_crops("matteop65_train.npz", args.sets),
+        "aws_crops": count_crops("aws_train.npz", args.sets),
+        "sets": args.sets,
         "size_bytes": args.out.stat().st_size,
         "latency_ms_6_crops": round(latency_ms(args.out), 3),
         "cpu": platform.processor() or platform.machine(),
@@ -298,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = args.out.with_suffix(".json")
     summary.write_text(json.dumps(figures, indent=2) + "\n")
     command = "python models/train.py" + "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:]))
-    write_card(figures, args.out.parent / "MODEL_CARD.md", command)
+    write_card(figures, args.card, command)
     print(json.dumps(figures, indent=2))
     return 0
 

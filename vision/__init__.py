@@ -1,0 +1,9 @@
+"""Frames in, die readings out. It knows nothing of games.
+
+- `vision.read`: find the dice (learned detector), their pips and faces, the face classifier.
+- `vision.live`: frame sources (cameras, videos, the demo table) and settling on a throw.
+- `vision.draw`: annotators that draw readings and the live state onto frames.
+- `vision.synth`: the dice renderer and the domain-randomised training scenes.
+- `vision.eval`: labelled photo sets and scoring readings against them.
+- `vision.types` and `vision.images`: the shared vocabulary and image loading.
+"""

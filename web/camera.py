@@ -2,7 +2,7 @@
 as JSON, and the phone's confirm / dismiss of a throw the camera was unsure about.
 
 The loop starts with the app when `CAMERA_SOURCE` is set: "demo", a camera number, a device path,
-a video file or folder, or (tests) a callable returning an opened `vision.sources` source.
+a video file or folder, or (tests) a callable returning an opened `vision.live.sources` source.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def start_loop(app: Flask) -> CameraLoop | None:
     spec = app.config.get("CAMERA_SOURCE")
     if not spec:
         return None
-    from vision.settle import SettleConfig, default_reader
+    from vision.live.settle import SettleConfig, default_reader
 
     opener = spec if callable(spec) else source_factory(str(spec), seed=int(app.config.get("CAMERA_SEED") or 1))
     loop = CameraLoop(

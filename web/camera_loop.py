@@ -26,9 +26,9 @@ import cv2
 import numpy as np
 
 from scorekeeper import ScorekeeperError
-from vision.annotate_settle import draw_live
-from vision.settle import DiceReaderLike, Observation, SettleConfig, SettledThrow, ThrowWatcher
-from vision.sources import BaseSource, SourceError, SourceState, open_source
+from vision.draw.live import draw_live
+from vision.live.settle import DiceReaderLike, Observation, SettleConfig, SettledThrow, ThrowWatcher
+from vision.live.sources import BaseSource, SourceError, SourceState, open_source
 from web import db as database
 from web.games import GameBook, GameNotFound, InputError, StaleVersion
 from web.live import ALL_GAMES, Broker
@@ -110,7 +110,7 @@ class _Rate:
 
 
 def source_factory(spec: str, seed: int = 1) -> SourceFactory:
-    """Opens `spec` (see `vision.sources.open_source`) in real time. A video file that has ended is
+    """Opens `spec` (see `vision.live.sources.open_source`) in real time. A video file that has ended is
     opened again only once it changes on disk, so the same recording is never counted twice."""
     path = Path(spec)
     seen: dict[str, tuple[float, int]] = {}
@@ -375,7 +375,7 @@ class CameraLoop:
 
     # ---- the demo table ----------------------------------------------------------------------
     def _drive_demo(self, source: BaseSource) -> None:
-        from vision.demo_table import DemoSource
+        from vision.live.demo_table import DemoSource
 
         inner = getattr(source, "inner", source)
         if not isinstance(inner, DemoSource):
@@ -454,7 +454,7 @@ class CameraLoop:
 def camera_for_serve(requested: str | None) -> str | None:
     """The camera source `dicekeeper serve --source REQUESTED` watches: the first video device,
     or the demo table when asked for (`demo`) or when there is no camera and no source was named."""
-    from vision.sources import camera_devices
+    from vision.live.sources import camera_devices
 
     if requested == "demo":
         return "demo"

@@ -78,10 +78,10 @@ def _pin_one_core() -> str:
 
 def frame_rate(count: int) -> dict[str, Any]:
     """Times each stage of the live loop on pre-drawn frames (a camera draws them for free)."""
-    from vision.annotate_settle import draw_live
-    from vision.demo_table import DemoTable
-    from vision.settle import SettleConfig, ThrowWatcher, default_reader
-    from vision.sources import Frame, LatestFrame
+    from vision.draw.live import draw_live
+    from vision.live.demo_table import DemoTable
+    from vision.live.settle import SettleConfig, ThrowWatcher, default_reader
+    from vision.live.sources import Frame, LatestFrame
 
     import cv2
 
@@ -187,8 +187,7 @@ def latency(throws: int) -> dict[str, Any]:
         def log_request(self, *args: object, **kwargs: object) -> None:
             pass
 
-    from vision.settle import SettleConfig
-    from vision.sources import PacedSource
+    from vision.live.settle import SettleConfig
     from web import create_app
     from web.camera_loop import CameraLoop
 
@@ -222,7 +221,7 @@ def _api(port: int, method: str, path: str, body: dict[str, Any] | None = None, 
 
 
 def _play(port: int, loop: Any, throws: int, settle_time: float) -> dict[str, Any]:
-    from vision.sources import PacedSource
+    from vision.live.sources import PacedSource
 
     created = _api(port, "POST", "/api/games", {"players": ["Ann", "Bob"], "rules": "farkle"})
     game_id, token = created["id"], created["token"]

@@ -14,10 +14,10 @@ from typing import Any
 import cv2
 
 from dicekeeper.cli import CliError, positive_int
-from vision.evaluate import Evaluation
+from vision.eval.evaluate import Evaluation
 from vision.images import ImageError, downscale, load_image
-from vision.labels import LabelError, LabelledDie, load_labelled_set
-from vision.reader import MODES, DiceReader
+from vision.eval.labels import LabelError, LabelledDie, load_labelled_set
+from vision.read.reader import MODES, DiceReader
 from vision.types import DieReading
 
 
@@ -31,20 +31,26 @@ def _max_side(text: str) -> int:
     return value
 
 
-def _reader(mode: str) -> DiceReader:
-    """A reader for the mode; "combined" falls back to pips alone when no classifier loads."""
-    if mode == "pips":
-        return DiceReader(mode="pips")
-    try:
-        from vision.classifier import load_default_classifier
+def _reader(mode: str, detector: str | None = None, classifier: str | None = None) -> DiceReader:
+    """A reader for the mode, with the shipped models unless paths are given. "combined" falls
+    back to pips alone when no classifier loads."""
+    from vision.read.classifier import DieFaceClassifier, ModelError, load_default_classifier
+    from vision.read.detect import DiceDetector, load_default_detector
 
-        classifier = load_default_classifier()
+    try:
+        finder = DiceDetector(detector) if detector else load_default_detector()
+    except ModelError as exc:
+        raise CliError(f"the dice detector cannot be loaded: {exc}") from None
+    if mode == "pips":
+        return DiceReader(mode="pips", detector=finder)
+    try:
+        face_model = DieFaceClassifier(classifier) if classifier else load_default_classifier()
     except Exception as exc:  # missing module or model file: one line, never a traceback
-        if mode == "combined":
+        if mode == "combined" and not classifier:
             print(f"dicekeeper: warning: reading with pips alone, no die-face classifier: {exc}", file=sys.stderr)
-            return DiceReader(mode="combined")
-        raise CliError(f"--mode classifier needs the die-face classifier, which cannot be loaded: {exc}") from None
-    return DiceReader(classifier, mode=mode)  # type: ignore[arg-type]
+            return DiceReader(mode="combined", detector=finder)
+        raise CliError(f"--mode {mode} needs the die-face classifier, which cannot be loaded: {exc}") from None
+    return DiceReader(face_model, mode=mode, detector=finder)  # type: ignore[arg-type]
 
 
 def reading_json(reading: DieReading, scale: float) -> dict[str, Any]:
@@ -60,7 +66,7 @@ def reading_json(reading: DieReading, scale: float) -> dict[str, Any]:
 
 
 def cmd_read(args: argparse.Namespace) -> int:
-    reader = _reader(args.mode)
+    reader = _reader(args.mode, args.detector_model, args.classifier_model)
     if args.annotate:
         os.makedirs(args.annotate, exist_ok=True)
     failed = 0
@@ -83,7 +89,7 @@ def cmd_read(args: argparse.Namespace) -> int:
             values = " ".join(str(d["value"]) for d in sorted(dice, key=lambda d: d["center"][0])) or "no dice"
             print(f"{path}: {values}  ({len(dice)} dice, {ms:.1f} ms)", flush=True)
         if args.annotate:
-            from vision.annotate import annotate
+            from vision.draw.readings import annotate
 
             full = [r.__class__(r.value, r.box.scaled(1.0 / scale), r.confidence, r.method) for r in readings]
             target = Path(args.annotate) / (Path(path).stem + ".jpg")
@@ -113,7 +119,7 @@ def evaluate_set(dataset: str, split: str | None, max_side: int, reader: DiceRea
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    reader = _reader(args.mode)
+    reader = _reader(args.mode, args.detector_model, args.classifier_model)
     try:
         evaluation = evaluate_set(args.dataset, args.split, args.max_side, reader)
     except LabelError as exc:
@@ -136,24 +142,70 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from vision.synthetic import draw_table  # drawn test scene: a 1280x720 frame with six dice
-
     cv2.setNumThreads(args.threads)
-    frame = draw_table(width=1280, height=720, values=(1, 2, 3, 4, 5, 6), seed=3)
+    if args.live:
+        return _bench_live(args)
+    if args.images:
+        raise CliError("IMAGE arguments go with --live")
+    frame = bench_frame()
     reader = _reader(args.mode)
-    reader.read(frame)
-    wall, cpu = [], []
-    for _ in range(args.repeat):
-        start, start_cpu = time.perf_counter(), time.process_time()
-        reader.read(frame)
-        wall.append((time.perf_counter() - start) * 1000.0)
-        cpu.append((time.process_time() - start_cpu) * 1000.0)
+    wall, cpu = time_reads(reader.read, [frame], args.repeat)
     # CPU time is what one read costs; wall time also counts waiting for a busy machine.
     print(f"1280x720, six dice, {args.repeat} reads on {args.threads} thread(s): "
           f"median {statistics.median(wall):.2f} ms (min {min(wall):.2f}, max {max(wall):.2f}), "
           f"CPU time median {statistics.median(cpu):.2f} ms")
     return 0
 
+
+def bench_frame() -> Any:
+    """A rendered 1280x720 frame of six dice, one of each value, on felt: the same every run."""
+    from vision.synth.render import DieSpec, Scene, render
+
+    dice = tuple(DieSpec(value, 200.0 + 170.0 * (value - 1), 360.0 + 60.0 * (-1) ** value, 56.0, angle=15.0 * value)
+                 for value in range(1, 7))  # fmt: skip
+    return render(Scene(1280, 720, background="felt", dice=dice, seed=3)).frame
+
+
+def time_reads(read: Any, frames: list[Any], repeat: int) -> tuple[list[float], list[float]]:
+    """Wall and CPU milliseconds of every read, `repeat` rounds over the frames (after one
+    untimed warm-up round)."""
+    for frame in frames:
+        read(frame)
+    wall, cpu = [], []
+    for _ in range(repeat):
+        for frame in frames:
+            start, start_cpu = time.perf_counter(), time.process_time()
+            read(frame)
+            wall.append((time.perf_counter() - start) * 1000.0)
+            cpu.append((time.process_time() - start_cpu) * 1000.0)
+    return wall, cpu
+
+
+def _bench_live(args: argparse.Namespace) -> int:
+    """Times the reader `watch` uses, on one thread, on the given frames."""
+    from vision.live.settle import default_reader
+
+    if not args.images:
+        raise CliError("bench --live needs at least one IMAGE (a camera frame)")
+    frames, failed = [], 0
+    for path in args.images:
+        try:
+            frames.append(load_image(path))
+        except ImageError as exc:
+            print(f"dicekeeper bench: {exc}", file=sys.stderr)
+            failed += 1
+    if not frames:
+        raise CliError("no readable frames")
+    reader = default_reader()
+    wall, cpu = time_reads(reader.read, frames, args.repeat)
+    sizes = sorted({f"{f.shape[1]}x{f.shape[0]}" for f in frames})
+    if args.json:
+        print(json.dumps({"median_ms": round(statistics.median(wall), 3), "cpu_median_ms": round(statistics.median(cpu), 3),
+                          "frames": len(frames), "repeat": args.repeat, "sizes": sizes}))  # fmt: skip
+    else:
+        print(f"live reader, {len(frames)} frame(s) ({', '.join(sizes)}), {args.repeat} round(s), one thread: "
+              f"median {statistics.median(wall):.2f} ms a frame, CPU time median {statistics.median(cpu):.2f} ms")
+    return 1 if failed else 0
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -164,6 +216,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                       help="shrink images to this long side before reading (0: full size; default 1280)")
     read.add_argument("--annotate", metavar="DIR", help="write a copy of each image with the readings drawn")
     read.add_argument("--mode", choices=MODES, default="combined", help="who decides the values (default combined)")
+    _model_options(read)
     read.set_defaults(func=cmd_read)
 
     evaluate = subparsers.add_parser("eval", help="score the reader on a labelled photo set",
@@ -174,10 +227,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     evaluate.add_argument("--max-side", type=_max_side, default=1280, metavar="PX")
     evaluate.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     evaluate.add_argument("--mode", choices=MODES, default="combined")
+    _model_options(evaluate)
     evaluate.set_defaults(func=cmd_eval)
 
-    bench = subparsers.add_parser("bench", help="time the reader on a drawn 1280x720 frame with six dice")
+    bench = subparsers.add_parser("bench", help="time the reader: on a rendered 1280x720 frame, or with --live on camera frames")
+    bench.add_argument("images", nargs="*", metavar="IMAGE", help="frames to read (with --live)")
+    bench.add_argument("--live", action="store_true", help="time the reader `watch` uses on the IMAGE frames")
+    bench.add_argument("--json", action="store_true", help="with --live: one JSON line with median_ms")
     bench.add_argument("--repeat", type=positive_int, default=200)
     bench.add_argument("--threads", type=positive_int, default=1, help="OpenCV threads (default 1)")
     bench.add_argument("--mode", choices=MODES, default="pips")
     bench.set_defaults(func=cmd_bench)
+
+
+def _model_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--detector-model", metavar="ONNX", help="dice detector to use instead of the shipped one")
+    parser.add_argument("--classifier-model", metavar="ONNX", help="die-face classifier to use instead of the shipped one")

@@ -53,9 +53,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def cmd_watch(args: argparse.Namespace) -> int:
     import cv2
 
-    from vision.annotate_settle import draw_live
-    from vision.settle import ThrowWatcher, default_reader
-    from vision.sources import SourceError, open_source
+    from vision.draw.live import draw_live
+    from vision.live.settle import ThrowWatcher, default_reader
+    from vision.live.sources import SourceError, open_source
 
     realtime = (not args.fast) if args.source.strip() == "demo" else args.realtime
     try:
@@ -121,7 +121,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 
 def _demo_table(source: object) -> object | None:
-    from vision.demo_table import DemoSource
+    from vision.live.demo_table import DemoSource
 
     inner = getattr(source, "inner", source)
     return inner.table if isinstance(inner, DemoSource) else None

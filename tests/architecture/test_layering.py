@@ -19,7 +19,7 @@ def test_scorekeeper_imports_no_io_or_other_package():
         assert name not in loaded
 
 
-@pytest.mark.parametrize("module", ["vision.reader", "vision.sources", "vision.settle", "vision.demo_table"])
+@pytest.mark.parametrize("module", ["vision.read.reader", "vision.live.sources", "vision.live.settle", "vision.live.demo_table"])
 def test_vision_knows_nothing_of_games_or_the_web(module):
     try:
         loaded = modules_after_import(module)

@@ -5,9 +5,9 @@ from pathlib import Path
 import cv2
 import pytest
 
-import vision.classifier
+import vision.read.classifier
 from dicekeeper.cli import main
-from vision.render import DieSpec, Scene, render
+from vision.synth.render import DieSpec, Scene, render
 
 
 @pytest.fixture
@@ -24,7 +24,7 @@ def test_read_falls_back_to_pips_with_a_warning(photo: Path, tmp_path: Path, mon
     model = tmp_path / "die_face.onnx"
     if content is not None:
         model.write_bytes(content)
-    monkeypatch.setattr(vision.classifier, "default_model_path", lambda: model)
+    monkeypatch.setattr(vision.read.classifier, "default_model_path", lambda: model)
     assert main(["read", "--json", str(photo)]) == 0
     out, err = capsys.readouterr()
     assert "warning" in err and "die_face.onnx" in err and "Traceback" not in err
@@ -32,7 +32,7 @@ def test_read_falls_back_to_pips_with_a_warning(photo: Path, tmp_path: Path, mon
 
 
 def test_classifier_mode_without_model_is_one_clear_error(photo: Path, tmp_path: Path, monkeypatch, capsys) -> None:
-    monkeypatch.setattr(vision.classifier, "default_model_path", lambda: tmp_path / "missing.onnx")
+    monkeypatch.setattr(vision.read.classifier, "default_model_path", lambda: tmp_path / "missing.onnx")
     assert main(["read", "--mode", "classifier", str(photo)]) == 2
     out, err = capsys.readouterr()
     assert out == "" and len(err.strip().splitlines()) == 1 and "missing.onnx" in err

@@ -7,7 +7,7 @@ import cv2
 import pytest
 
 from dicekeeper.cli import main
-from vision.demo_table import DemoTable
+from vision.live.demo_table import DemoTable
 
 
 def lines(text: str) -> list[dict]:

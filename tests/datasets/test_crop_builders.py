@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "datasets"))
 import extract_crops  # noqa: E402
 import synthetic_crops  # noqa: E402
 
-from vision.render import DieSpec, Scene, render  # noqa: E402
+from vision.synth.render import DieSpec, Scene, render  # noqa: E402
 
 
 @pytest.fixture

@@ -4,8 +4,8 @@ import sys
 import numpy as np
 import pytest
 
-from vision.classifier import NOT_A_DIE, DieFaceClassifier, ModelError, default_model_path, load_default_classifier
-from vision.render import DieSpec, Effects, Scene, render
+from vision.read.classifier import NOT_A_DIE, DieFaceClassifier, ModelError, default_model_path, load_default_classifier
+from vision.synth.render import DieSpec, Effects, Scene, render
 from vision.types import DieBox
 
 LOOKS = [  # (body, pips, table, table colour), all BGR

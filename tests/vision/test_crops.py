@@ -1,7 +1,7 @@
 import numpy as np
 
-from vision.crops import crop_dice, crop_die
-from vision.render import DieSpec, Scene, render
+from vision.read.crops import crop_dice, crop_die
+from vision.synth.render import DieSpec, Scene, render
 from vision.types import DieBox
 
 

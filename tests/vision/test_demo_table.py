@@ -3,9 +3,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.demo_table import SKIN, DemoSource, DemoTable, ThrowTruth
-from vision.reader import DiceReader
-from vision.sources import PacedSource
+from vision.live.demo_table import SKIN, DemoSource, DemoTable, ThrowTruth
+from vision.read.reader import DiceReader
+from vision.live.sources import PacedSource
 
 
 def run_until_throws(table: DemoTable, count: int, after: int = 3) -> list[np.ndarray]:

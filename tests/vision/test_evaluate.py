@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from vision.evaluate import Evaluation, match
-from vision.labels import LabelledDie
+from vision.eval.evaluate import Evaluation, match
+from vision.eval.labels import LabelledDie
 from vision.types import DieBox, DieReading
 
 

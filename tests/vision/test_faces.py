@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.faces import LAYOUTS, layout_fit, read_face
-from vision.pips import Pip
+from vision.read.faces import LAYOUTS, layout_fit, read_face
+from vision.read.pips import Pip
 
 DIE = 60.0
 SPACING = 0.25 * DIE

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.labels import LabelError, face_from_name, load_labelled_set
+from vision.eval.labels import LabelError, face_from_name, load_labelled_set
 
 
 @pytest.mark.parametrize(

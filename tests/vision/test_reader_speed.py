@@ -5,8 +5,8 @@ from __future__ import annotations
 import cv2
 import pytest
 
-from vision.reader import DiceReader
-from vision.synthetic import draw_table
+from vision.read.reader import DiceReader
+from drawn import draw_table
 
 
 @pytest.fixture()

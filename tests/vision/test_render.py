@@ -4,9 +4,9 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.crops import crop_die
-from vision.render import BACKGROUNDS, PIP_SHAPES, DieSpec, Effects, Scene, render
-from vision.scenes import random_scene
+from vision.read.crops import crop_die
+from vision.synth.render import BACKGROUNDS, PIP_SHAPES, DieSpec, Effects, Scene, render
+from vision.synth.scenes import random_scene
 
 
 def one_die(die: DieSpec, background: str = "plain", **effects) -> Scene:

@@ -5,9 +5,9 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from vision.demo_table import DemoTable
-from vision.reader import DiceReader
-from vision.settle import MotionMeter, SettleConfig, SettledThrow, SettleDetector, ThrowWatcher, match_dice
+from vision.live.demo_table import DemoTable
+from vision.read.reader import DiceReader
+from vision.live.settle import MotionMeter, SettleConfig, SettledThrow, SettleDetector, ThrowWatcher, match_dice
 from vision.types import DieBox, DieReading
 
 FPS = 30.0
@@ -244,7 +244,7 @@ def test_a_slow_reading_delays_the_next_so_reading_keeps_its_share() -> None:
 
 
 def test_a_hand_over_the_dice_and_a_shaken_table_give_no_throw() -> None:
-    from vision.demo_table import HandSprites, paste
+    from vision.live.demo_table import HandSprites, paste
 
     table = DemoTable(seed=2, width=640, height=360, fps=15, autoplay=False)
     table.ask(6, key=1)

@@ -8,8 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.demo_table import DemoSource
-from vision.sources import (
+from vision.live.demo_table import DemoSource
+from vision.live.sources import (
     Backoff,
     CameraSource,
     ImageFolderSource,

@@ -17,9 +17,9 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from vision.demo_table import DemoSource, DemoTable
-from vision.reader import DiceReader
-from vision.settle import SettleConfig
+from vision.live.demo_table import DemoSource, DemoTable
+from vision.read.reader import DiceReader
+from vision.live.settle import SettleConfig
 from web import create_app
 from web.camera_loop import CameraLoop
 

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 from flask import Flask
 
-from vision.demo_table import DemoTable
-from vision.reader import DiceReader
-from vision.settle import SettleConfig
-from vision.sources import Backoff, BaseSource, CameraSource, Frame
+from vision.live.demo_table import DemoTable
+from vision.read.reader import DiceReader
+from vision.live.settle import SettleConfig
+from vision.live.sources import Backoff, BaseSource, CameraSource, Frame
 from vision.types import DieBox, DieReading
 from web import create_app
 from web.camera_loop import CameraLoop

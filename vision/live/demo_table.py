@@ -7,7 +7,7 @@ from the seed, so a run is repeatable, and the table logs the true faces of ever
 The table plays by itself (`autoplay`), or a game drives it: `ask(count, keep)` makes it leave the
 kept dice where they lie, take the others away and throw `count` dice.
 
-Dice are drawn with `vision.render`: each pose is rendered once over black and once over white,
+Dice are drawn with `vision.synth.render`: each pose is rendered once over black and once over white,
 which gives its colour and its transparency exactly; frames are then composed from those sprites,
 so a frame costs a few milliseconds instead of a full render.
 """
@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.render import DieSpec, Effects, Scene, render
-from vision.sources import BaseSource, Frame
+from vision.synth.render import DieSpec, Effects, Scene, render
+from vision.live.frames import BaseSource, Frame
 
 BGR = tuple[int, int, int]
 
@@ -171,7 +171,7 @@ class _Step:
 
 
 class _Sprites:
-    """Die pictures by pose, rendered with `vision.render` over black and over white.
+    """Die pictures by pose, rendered with `vision.synth.render` over black and over white.
 
     Over black a pixel is colour x alpha; over white it is that plus (1 - alpha) x white, so
     the two renders give the premultiplied colour and the alpha of the die exactly.

@@ -8,10 +8,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from vision.crops import CROP_SIZE, crop_dice
+from vision.read.crops import CROP_SIZE, crop_dice
 from vision.types import DieBox
 
 N_CLASSES = 7
@@ -23,32 +24,36 @@ class ModelError(Exception):
     """The model file is missing, unreadable or not the network this code expects."""
 
 
-def default_model_path() -> Path:
-    """The shipped model: inside the installed package, else `models/` of a source checkout."""
-    installed = resources.files("vision").joinpath("models", MODEL_NAME)
+def default_model_path(name: str = MODEL_NAME) -> Path:
+    """A shipped model: inside the installed package, else `models/` of a source checkout."""
+    installed = resources.files("vision").joinpath("models", name)
     if installed.is_file():
         return Path(str(installed))
-    return Path(__file__).resolve().parent.parent / "models" / MODEL_NAME
+    return Path(__file__).resolve().parents[2] / "models" / name
+
+
+def open_session(path: Path, threads: int, what: str) -> object:
+    """An onnxruntime CPU session for `path`, or `ModelError` saying what is wrong."""
+    try:
+        import onnxruntime as ort
+    except ImportError as exc:
+        raise ModelError(f"onnxruntime is not installed: {exc}") from None
+    if not path.is_file():
+        raise ModelError(f"{what} model not found: {path}")
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 4  # our own message says what went wrong
+    try:
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises several unrelated types for a bad file
+        raise ModelError(f"cannot load {what} model {path}: {str(exc).splitlines()[0]}") from None
 
 
 class DieFaceClassifier:
     def __init__(self, model_path: str | Path, threads: int = 1) -> None:
-        try:
-            import onnxruntime as ort
-        except ImportError as exc:
-            raise ModelError(f"onnxruntime is not installed: {exc}") from None
-
         path = Path(model_path)
-        if not path.is_file():
-            raise ModelError(f"die-face model not found: {path}")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 4  # our own message says what went wrong
-        try:
-            self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime raises several unrelated types for a bad file
-            raise ModelError(f"cannot load die-face model {path}: {str(exc).splitlines()[0]}") from None
+        self._session: Any = open_session(path, threads, "die-face")
         inputs, outputs = self._session.get_inputs(), self._session.get_outputs()
         if len(inputs) != 1 or inputs[0].shape[1:] != [3, CROP_SIZE, CROP_SIZE] or outputs[0].shape[-1] != N_CLASSES:
             raise ModelError(f"{path} is not a die-face model (input {inputs[0].shape}, output {outputs[0].shape})")
@@ -64,7 +69,7 @@ class DieFaceClassifier:
         return self.predict_crops(crop_dice(frame_bgr, boxes))
 
     def predict_crops(self, crops: np.ndarray) -> np.ndarray:
-        """Probabilities for (N, 32, 32, 3) uint8 BGR crops cut with `vision.crops.crop_die`."""
+        """Probabilities for (N, 32, 32, 3) uint8 BGR crops cut with `vision.read.crops.crop_die`."""
         batch = np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
         (probabilities,) = self._session.run(None, {self._input: batch})
         return np.asarray(probabilities, np.float32)

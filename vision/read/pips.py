@@ -3,13 +3,85 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
-from vision.find import Candidate
+from vision.types import DieBox
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """Where a die's pips are looked for: its box, and the box's pixels as a mask."""
+
+    box: DieBox
+    side: float  # the die's size in pixels: pip sizes are fractions of it
+    mask: np.ndarray  # uint8 0/255, placed at `origin` in the frame
+    origin: tuple[int, int]  # (x, y) of the mask's top-left corner in the frame
+
+
+def candidate_for(box: DieBox, frame_bgr: np.ndarray, face_mask: bool = True) -> Candidate | None:
+    """The candidate of a die box in a frame; None when it lies (almost) outside.
+
+    A detector's box is upright, so a turned die leaves table in its corners, which would
+    skew the face's colour and pass for pips. With `face_mask`, the mask keeps only the face:
+    what has the colour of the box's middle, with the pips it holds filled in.
+    """
+    corners = box.corners()
+    x0, y0 = np.floor(corners.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(corners.max(axis=0)).astype(int)
+    x0, y0, x1, y1 = max(0, x0), max(0, y0), min(frame_bgr.shape[1], x1), min(frame_bgr.shape[0], y1)
+    if x1 - x0 < 4 or y1 - y0 < 4:
+        return None
+    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(mask, np.round(corners - (x0, y0)).astype(np.int32), 255)
+    side = float(np.sqrt(box.w * box.h))
+    if face_mask and min(mask.shape) >= 12:
+        face = _face_region(frame_bgr[y0:y1, x0:x1], mask, box, (x0, y0), side)
+        if face is not mask:
+            # Pip sizes and spacings are fractions of the die, which the box overstates.
+            mask, side = face, float(np.sqrt(np.count_nonzero(face)))
+    return Candidate(box, side, mask, (int(x0), int(y0)))
+
+
+# The die is what differs from the table (the colour along the box's rim) by at least this
+# share of the distance between the box's middle and the table, and by at least
+# `DIE_MIN_CONTRAST` (Lab); a die that differs less keeps its whole box.
+DIE_SHARE = 0.5
+DIE_MIN_CONTRAST = 15.0
+DIE_MIN_SHARE = 0.15  # ... and the die must cover this share of its box
+
+
+def _face_region(patch_bgr: np.ndarray, box_mask: np.ndarray, box: DieBox, origin: tuple[int, int], side: float) -> np.ndarray:
+    lab = cv2.cvtColor(patch_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
+    cx, cy = int(round(box.cx - origin[0])), int(round(box.cy - origin[1]))
+    r = max(2, int(side * 0.2))
+    middle = lab[max(0, cy - r) : cy + r + 1, max(0, cx - r) : cx + r + 1].reshape(-1, 3)
+    rim = box_mask - cv2.erode(box_mask, np.ones((5, 5), np.uint8), borderType=cv2.BORDER_CONSTANT, borderValue=0)
+    if len(middle) == 0 or not rim.any():
+        return box_mask
+    table = np.median(lab[rim > 0], axis=0)
+    contrast = float(np.linalg.norm(np.median(middle, axis=0) - table))
+    if contrast < DIE_MIN_CONTRAST:
+        return box_mask
+    die = (lab_distance(lab, table) > max(DIE_MIN_CONTRAST, DIE_SHARE * contrast)).astype(np.uint8) * 255
+    die &= box_mask
+    # Pips the colour of the table are holes in the die: close, then keep the middle's part.
+    size = max(3, int(side * 0.15) | 1)
+    die = cv2.morphologyEx(die, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size)))
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(die)
+    if count < 2:
+        return box_mask
+    inside = labels[min(max(cy, 0), labels.shape[0] - 1), min(max(cx, 0), labels.shape[1] - 1)]
+    label = inside if inside > 0 else 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    hull = cv2.convexHull(cv2.findNonZero((labels == label).astype(np.uint8)))
+    region = np.zeros_like(box_mask)
+    cv2.fillConvexPoly(region, hull, 255)
+    region &= box_mask
+    if np.count_nonzero(region) < DIE_MIN_SHARE * np.count_nonzero(box_mask):
+        return box_mask
+    return region
 
 
 @dataclass(frozen=True)
@@ -158,53 +230,12 @@ def find_pips(frame_bgr: np.ndarray, candidate: Candidate, die_size: float, sett
     return PipFinding(pips, contrast, centre_xy, sums, (gx0, gy0), candidate.box.angle)
 
 
-def find_pips_like(
-    frame_bgr: np.ndarray, candidate: Candidate, die_size: float, found: Sequence[Pip], settings: PipSettings | None = None
-) -> PipFinding:
-    """Round blobs inside the candidate of the same colour as the pips already `found`.
-
-    On a marbled die a pip on the face's dark part barely differs from the face's median
-    colour, yet it is as dark as the pips on the light part. The contrast map here is how near
-    each pixel is to the pips' colour, on the scale of the pips' distance from the face's colour,
-    which is the finding's contrast.
-    """
-    settings = settings or PipSettings()
-    x0, y0 = candidate.origin
-    region = candidate.mask
-    height, width = region.shape
-    inner = _inner(region, die_size, settings)
-    centre = _centre(inner)
-    if centre is None or not found:
-        return PipFinding((), 0.0, candidate.box.center)
-    lab = cv2.cvtColor(frame_bgr[y0 : y0 + height, x0 : x0 + width], cv2.COLOR_BGR2LAB).astype(np.float32)
-    pip_colour = np.median(pip_colours(frame_bgr, found), axis=0)
-    face_colour = np.median(lab[inner > 0][::3], axis=0)
-    scale = max(float(np.linalg.norm(face_colour - pip_colour)), 1.0)
-    nearness = np.maximum(scale - lab_distance(lab, pip_colour), 0.0)
-    pips, _ = _blobs(nearness, scale, inner, (x0, y0), die_size, settings)
-    sums = cv2.integral(nearness, sdepth=cv2.CV_64F)
-    return PipFinding(pips, scale if pips else 0.0, (float(centre[0] + x0), float(centre[1] + y0)), sums, (x0, y0), candidate.box.angle)
-
-
 def lab_distance(lab: np.ndarray, colour: np.ndarray | float, lightness_weight: float = 1.0) -> np.ndarray:
     """Per-pixel distance (float32) of a Lab image from a colour (or from a per-pixel colour
     image), with lightness weighted."""
     difference = lab.astype(np.float32) - colour
     weights = np.array([[lightness_weight**2, 1.0, 1.0]], np.float32)
     return cv2.sqrt(cv2.transform(difference * difference, weights))
-
-
-def pip_colours(frame_bgr: np.ndarray, pips: Sequence[Pip]) -> np.ndarray:
-    """Lab colour (n, 3) of each pip: the mean of its middle half, clear of its rim."""
-    colours = np.zeros((len(pips), 3), np.float32)
-    height, width = frame_bgr.shape[:2]
-    for index, pip in enumerate(pips):
-        r = max(1, int(0.25 * pip.diameter))
-        cx, cy = int(round(pip.x)), int(round(pip.y))
-        patch = frame_bgr[max(0, cy - r) : min(height, cy + r + 1), max(0, cx - r) : min(width, cx + r + 1)]
-        if patch.size:
-            colours[index] = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).reshape(-1, 3).mean(axis=0)
-    return colours
 
 
 def _centre(inner: np.ndarray) -> np.ndarray | None:

@@ -7,7 +7,7 @@ from itertools import combinations
 
 import numpy as np
 
-from vision.pips import Pip, PipFinding
+from vision.read.pips import Pip, PipFinding
 
 # Pip positions of each face on a 3x3 grid (units of the pip spacing), in one orientation;
 # the layout check also tries the face turned by 90 degrees.

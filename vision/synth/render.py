@@ -69,6 +69,9 @@ class DieSpec:
     translucency: float = 0.0
     motion_blur: float = 0.0
     motion_angle: float = 0.0
+    # A marbled die: swirls of this second colour through the body. `marble_seed` fixes the swirl.
+    marble_bgr: BGR | None = None
+    marble_seed: int = 0
 
 
 @dataclass(frozen=True)
@@ -120,17 +123,31 @@ def render(scene: Scene) -> RenderedScene:
     rng = np.random.default_rng(scene.seed)
     frame = draw_background(scene.background, scene.width, scene.height, scene.background_bgr, rng)
     effects = scene.effects
-    geometries = [_die_geometry(die) for die in scene.dice]
-    if effects.shadow > 0:
-        _draw_shadows(frame, scene.dice, geometries, effects)
-    boxes = []
-    for die, geometry in zip(scene.dice, geometries):
-        _draw_die(frame, die, geometry)
-        boxes.append(_box_of(geometry))
-    for glare in effects.glares:
-        _draw_glare(frame, glare)
+    geometries = draw_dice(frame, scene.dice, effects)
+    boxes = [_box_of(geometry) for geometry in geometries]
     frame = _apply_camera(frame, effects, rng)
     return RenderedScene(frame, tuple(boxes), tuple(die.value for die in scene.dice))
+
+
+def draw_dice(frame: np.ndarray, dice: tuple[DieSpec, ...], effects: Effects) -> list[_Geometry]:
+    """Draw the dice, their shadows and the glares onto `frame` in place (no camera effects)."""
+    geometries = [_die_geometry(die) for die in dice]
+    if effects.shadow > 0 and dice:
+        _draw_shadows(frame, dice, geometries, effects)
+    for die, geometry in zip(dice, geometries):
+        _draw_die(frame, die, geometry)
+    for glare in effects.glares:
+        _draw_glare(frame, glare)
+    return geometries
+
+
+def top_face(die: DieSpec, geometry: _Geometry) -> tuple[np.ndarray, float] | None:
+    """The four image corners of the face showing `die.value` and how squarely it faces the
+    camera (0..1), or None when that face is turned away."""
+    for value, corners, facing in geometry.faces:
+        if value == die.value:
+            return corners, facing
+    return None
 
 
 # -- background ---------------------------------------------------------------------------
@@ -243,6 +260,8 @@ def face_texture(die: DieSpec, value: int, side: int, hidden_value: int | None =
     big = side * scale
     image = np.empty((big, big, 3), np.uint8)
     image[:] = die.body_bgr
+    if die.marble_bgr is not None:
+        image[:] = _marbled(die, value, big)
     mask = np.zeros((big, big), np.uint8)
     radius = int(die.corner_radius * big)
     _rounded_square(mask, big, radius)
@@ -253,6 +272,18 @@ def face_texture(die: DieSpec, value: int, side: int, hidden_value: int | None =
     image = cv2.resize(image, (side, side), interpolation=cv2.INTER_AREA)
     alpha = cv2.resize(mask, (side, side), interpolation=cv2.INTER_AREA).astype(np.float32) / 255
     return image, alpha
+
+
+def _marbled(die: DieSpec, value: int, big: int) -> np.ndarray:
+    """The body colour swirled with `marble_bgr`: sharp-edged bands of a warped noise field."""
+    rng = np.random.default_rng(die.marble_seed * 7 + value)
+    field = _smooth_noise(rng, big, big, scale=big / 3)
+    warp = _smooth_noise(rng, big, big, scale=big / 5)
+    bands = np.sin((field + 0.6 * warp) * rng.uniform(6, 14))
+    share = np.clip(bands * 3 + rng.uniform(-1.5, 1.5), 0, 1)[..., None]
+    body = np.asarray(die.body_bgr, np.float32)
+    marble = np.asarray(die.marble_bgr, np.float32)
+    return (body * (1 - share) + marble * share).astype(np.uint8)
 
 
 def _rounded_square(mask: np.ndarray, big: int, radius: int) -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vision.labels import LabelledDie
+from vision.eval.labels import LabelledDie
 from vision.types import DieReading
 
 

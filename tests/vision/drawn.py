@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.faces import LAYOUTS
+from vision.read.faces import LAYOUTS
 
 # Colours are BGR.
 TABLE = (200, 205, 210)

@@ -1,4 +1,4 @@
-"""Random but reproducible scenes for `vision.render`: dice, tables and camera effects."""
+"""Random but reproducible scenes for `vision.synth.render`: dice, tables and camera effects."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from vision.render import BACKGROUNDS, BGR, PIP_SHAPES, DieSpec, Effects, Glare, Scene
+from vision.synth.render import BACKGROUNDS, BGR, PIP_SHAPES, DieSpec, Effects, Glare, Scene
 
 # (body, pips) pairs seen on real dice, BGR.
 DIE_COLOURS: tuple[tuple[BGR, BGR], ...] = (

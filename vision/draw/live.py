@@ -10,8 +10,8 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from vision.annotate import draw_die
-from vision.settle import SettleStatus, match_dice
+from vision.draw.readings import draw_die
+from vision.live.settle import SettleStatus, match_dice
 from vision.types import DieReading
 
 IN_PLAY = (80, 200, 40)  # green

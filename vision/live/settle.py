@@ -305,23 +305,21 @@ class ThrowWatcher:
 
 
 def default_reader(mode: str = "combined") -> DiceReaderLike:
-    """The reader for live video: pips plus the die-face classifier when its model loads, else pips
-    alone (the classifier is optional: a missing model must not stop the camera).
+    """The reader for live video: the learned dice detector, pips, and the die-face classifier
+    for the faces the pips leave in doubt. Without the classifier's model it reads by pips
+    alone: a missing classifier must not stop the camera. A missing detector raises
+    `vision.read.classifier.ModelError`, which says which file is missing."""
+    from vision.read.classifier import load_default_classifier
+    from vision.read.detect import load_default_detector
+    from vision.read.reader import DiceReader
 
-    The second look for missed dice is left out: it doubles the cost of a reading, and live the
-    same dice are read many times while they lie still, so latency matters more than one frame's recall.
-    """
-    from vision.reader import DiceReader, ReaderSettings
-
-    live = ReaderSettings(second_finds=(), pip_second_finds=(), retry_dropped=False)
+    detector = load_default_detector()
     if mode == "pips":
-        return DiceReader(mode="pips", settings=live)
+        return DiceReader(mode="pips", detector=detector)
     try:
-        from vision.classifier import load_default_classifier
-
         classifier = load_default_classifier()
     except Exception:
         if mode == "classifier":
             raise
-        return DiceReader(mode="pips", settings=live)
-    return DiceReader(classifier, mode=mode, settings=live)  # type: ignore[arg-type]
+        return DiceReader(mode="pips", detector=detector)
+    return DiceReader(classifier, mode=mode, detector=detector)  # type: ignore[arg-type]

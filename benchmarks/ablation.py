@@ -1,0 +1,76 @@
+"""Each part of the reader, switched off in turn, on the leave-one-domain-out sets.
+
+    python benchmarks/ablation.py --lodo models/lodo [--max-side 1280]
+
+A photo set is read with the detector and classifier trained without it
+(`models/lodo/without_<set>_{detector,classifier}.onnx`), so every figure is on a table the
+models never saw. Prints a Markdown table: per-die accuracy, precision and exact throws.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from dicekeeper.commands.vision import evaluate_set  # noqa: E402
+from vision.read.classifier import DieFaceClassifier  # noqa: E402
+from vision.read.detect import DiceDetector  # noqa: E402
+from vision.read.reader import DiceReader, ReaderSettings  # noqa: E402
+
+SETS = {"matteop65": ("matteop65-webcam", "val"), "nellbyler": ("nellbyler-d6", "val,test")}
+FULL = ReaderSettings()
+BARE = replace(FULL, voting_looks=(), second_looks=(), centre_on_pips=False, face_mask=False)
+VARIANTS: list[tuple[str, str, ReaderSettings]] = [
+    ("detector + pips in the whole box, one look", "pips", BARE),
+    ("+ pips on the die's own region", "pips", replace(BARE, face_mask=True)),
+    ("+ the vote of five looks", "pips", replace(FULL, centre_on_pips=False)),
+    ("+ centred on the pips (pips reader)", "pips", FULL),
+    ("detector + classifier alone", "classifier", FULL),
+    ("detector + pips + classifier, whole box, one look", "combined", BARE),
+    ("+ pips on the die's own region", "combined", replace(BARE, face_mask=True)),
+    ("+ second looks at doubtful faces", "combined", replace(FULL, centre_on_pips=False)),
+    ("+ centred on the pips (combined, the default)", "combined", FULL),
+]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--lodo", type=Path, default=ROOT / "models" / "lodo")
+    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "datasets")
+    parser.add_argument("--max-side", type=int, default=1280)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    cv2.setNumThreads(1)
+    rows = []
+    for name, (folder, split) in SETS.items():
+        detector = DiceDetector(args.lodo / f"without_{name}_detector.onnx")
+        classifier = DieFaceClassifier(args.lodo / f"without_{name}_classifier.onnx")
+        for label, mode, settings in VARIANTS:
+            reader = DiceReader(classifier, mode=mode, settings=settings, detector=detector)  # type: ignore[arg-type]
+            summary = evaluate_set(str(args.data / folder), split, args.max_side, reader).summary()
+            rows.append({"set": name, "variant": label, "mode": mode, **summary})  # in VARIANTS order
+            print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    if args.json:
+        print(json.dumps(rows))
+        return 0
+    print("| variant | " + " | ".join(f"{n} per-die | {n} precision | {n} exact" for n in SETS) + " |")
+    print("|---|" + "---|---|---|" * len(SETS))
+    for index, (label, mode, _) in enumerate(VARIANTS):
+        cells = []
+        for name in SETS:
+            row = [r for r in rows if r["set"] == name][index]
+            cells += [f"{100 * row['accuracy']:.1f}", f"{100 * row['precision']:.1f}", f"{100 * row['exact_throws']:.1f}"]
+        print(f"| {label} | " + " | ".join(cells) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,49 @@
+"""Time the live reader (`dicekeeper bench --live`) and the classic blob reader side by side,
+in one run, one thread, on the same frames.
+
+    python benchmarks/compare_live.py [--repeat 20] [--json] FRAME...
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+import cv2
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.classic_reader import ClassicBlobReader  # noqa: E402
+from dicekeeper.commands.vision import time_reads  # noqa: E402
+from vision.images import load_image  # noqa: E402
+from vision.live.settle import default_reader  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("frames", nargs="+", type=Path)
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=3, help="alternate the two readers this many times")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    cv2.setNumThreads(1)
+    frames = [load_image(path) for path in args.frames]
+    readers = {"live": default_reader().read, "classic": ClassicBlobReader().read}
+    times: dict[str, list[float]] = {name: [] for name in readers}
+    for _ in range(args.rounds):  # alternating, so a busy spell of the machine hits both
+        for name, read in readers.items():
+            times[name] += time_reads(read, frames, args.repeat)[0]
+    result = {name: round(statistics.median(values), 3) for name, values in times.items()}
+    if args.json:
+        print(json.dumps({"median_ms": result, "frames": len(frames), "reads_each": len(times["live"])}))
+    else:
+        for name, ms in result.items():
+            print(f"{name:<8} median {ms:7.2f} ms a frame ({len(times[name])} reads of {len(frames)} frames)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

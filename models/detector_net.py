@@ -1,0 +1,81 @@
+"""The dice detector network: a small CenterNet-style fully convolutional net.
+
+Input: a BGR frame as (1, 3, H, W) floats in 0..1, H and W multiples of 32. Output at a
+quarter of the input size: (1, 5, H/4, W/4) = die-centre probability, centre offset within
+the cell (x, y, in cells) and the log of the top face's box width and height in input px.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+STRIDE = 4
+
+
+def _conv(inputs: int, outputs: int, stride: int = 1) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(inputs, outputs, 3, stride, 1, bias=False), nn.BatchNorm2d(outputs), nn.ReLU(inplace=True))
+
+
+class _Separable(nn.Module):
+    """Depthwise 3x3 then pointwise 1x1, with a shortcut when the shape allows it."""
+
+    def __init__(self, inputs: int, outputs: int, stride: int = 1, dilation: int = 1) -> None:
+        super().__init__()
+        self.depthwise = nn.Sequential(
+            nn.Conv2d(inputs, inputs, 3, stride, dilation, dilation=dilation, groups=inputs, bias=False),
+            nn.BatchNorm2d(inputs),
+            nn.ReLU(inplace=True),
+        )
+        self.pointwise = nn.Sequential(nn.Conv2d(inputs, outputs, 1, bias=False), nn.BatchNorm2d(outputs))
+        self.shortcut = stride == 1 and inputs == outputs
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.pointwise(self.depthwise(x))
+        return F.relu(y + x if self.shortcut else y)
+
+
+class DiceDetectorNet(nn.Module):
+    def __init__(self, width: int = 1) -> None:
+        super().__init__()
+        c = [16 * width, 32 * width, 48 * width, 96 * width, 128 * width]
+        self.stem = nn.Sequential(_conv(3, c[0], 2), _Separable(c[0], c[1], 2), _Separable(c[1], c[1]))  # /4
+        self.down8 = nn.Sequential(_Separable(c[1], c[2], 2), _Separable(c[2], c[2]))
+        self.down16 = nn.Sequential(_Separable(c[2], c[3], 2), _Separable(c[3], c[3]), _Separable(c[3], c[3], dilation=2))
+        self.down32 = nn.Sequential(_Separable(c[3], c[4], 2), _Separable(c[4], c[4]), _Separable(c[4], c[4], dilation=2))
+        self.lateral16 = nn.Conv2d(c[3], 64, 1)
+        self.lateral8 = nn.Conv2d(c[2], 64, 1)
+        self.lateral4 = nn.Conv2d(c[1], 64, 1)
+        self.top32 = nn.Conv2d(c[4], 64, 1)
+        self.smooth = _Separable(64, 64)
+        self.head = nn.Sequential(_Separable(64, 64), nn.Conv2d(64, 5, 1))
+        nn.init.constant_(self.head[-1].bias, 0.0)
+        with torch.no_grad():
+            self.head[-1].bias[0] = -4.0  # dice are rare: start the heatmap near zero
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        f4 = self.stem(x)
+        f8 = self.down8(f4)
+        f16 = self.down16(f8)
+        f32 = self.down32(f16)
+        p = self.top32(f32)
+        p = F.interpolate(p, scale_factor=2.0, mode="nearest") + self.lateral16(f16)
+        p = F.interpolate(p, scale_factor=2.0, mode="nearest") + self.lateral8(f8)
+        p = F.interpolate(p, scale_factor=2.0, mode="nearest") + self.lateral4(f4)
+        return self.head(self.smooth(p))
+
+
+class DeployedDetector(nn.Module):
+    """What the ONNX file holds: the net with the heatmap through a sigmoid and 3x3 peak
+    suppression, so the runtime only thresholds."""
+
+    def __init__(self, net: nn.Module) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out = self.net(x)
+        heat = torch.sigmoid(out[:, :1])
+        peaks = heat * (F.max_pool2d(heat, 3, 1, 1) == heat).float()
+        return torch.cat([peaks, out[:, 1:]], 1)

@@ -1,0 +1,92 @@
+"""The learned dice detector: decoding its output, its input, and the shipped model on
+rendered tables."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.read.classifier import ModelError, default_model_path
+from vision.read.detect import STRIDE, DetectorSettings, DiceDetector, load_default_detector
+from vision.synth.render import DieSpec, Scene, render
+
+
+@pytest.fixture(scope="module")
+def detector() -> DiceDetector:
+    return load_default_detector()
+
+
+def maps_with(peaks: list[tuple[int, int, float, float, float, float]], rows: int = 40, columns: int = 60) -> np.ndarray:
+    """Output maps holding (row, column, score, offset x, offset y, box side) peaks."""
+    maps = np.zeros((5, rows, columns), np.float32)
+    for r, c, score, ox, oy, side in peaks:
+        maps[:, r, c] = (score, ox, oy, math.log(side), math.log(side))
+    return maps
+
+
+def test_decode_places_a_peak_in_frame_pixels(detector: DiceDetector) -> None:
+    maps = maps_with([(10, 20, 0.9, 0.25, 0.5, 32.0)])
+    (found,) = detector.decode(maps, 0.5, (480, 640))
+    assert found.box.center == pytest.approx(((20.25) * STRIDE / 0.5, (10.5) * STRIDE / 0.5))
+    assert (found.box.w, found.box.h) == pytest.approx((64.0, 64.0), rel=1e-4)
+    assert found.score == pytest.approx(0.9)
+
+
+def test_decode_drops_weak_peaks_and_merges_one_die_seen_twice(detector: DiceDetector) -> None:
+    maps = maps_with([(10, 20, 0.9, 0, 0, 40.0), (11, 21, 0.6, 0, 0, 40.0), (30, 50, 0.2, 0, 0, 40.0), (30, 10, 0.5, 0, 0, 40.0)])
+    found = detector.decode(maps, 1.0, (160, 240))
+    assert [d.score for d in found] == [0.9, 0.5]
+
+
+def test_network_input_keeps_the_aspect_and_pads_to_32(detector: DiceDetector) -> None:
+    batch, scale = detector.network_input(np.zeros((720, 1280, 3), np.uint8))
+    assert scale == pytest.approx(640 / 1280)
+    assert batch.shape == (1, 3, 384, 640)
+    assert batch.dtype == np.float32
+
+
+def test_a_file_that_is_no_model_is_refused(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.onnx"
+    junk.write_bytes(b"not a model")
+    with pytest.raises(ModelError, match="cannot load dice detector"):
+        DiceDetector(junk)
+    with pytest.raises(ModelError, match="not found"):
+        DiceDetector(tmp_path / "missing.onnx")
+
+
+def test_the_face_classifier_is_not_taken_for_a_detector() -> None:
+    with pytest.raises(ModelError, match="not a dice detector"):
+        DiceDetector(default_model_path())
+
+
+def test_a_bad_frame_is_refused(detector: DiceDetector) -> None:
+    with pytest.raises(ValueError, match="BGR uint8"):
+        detector.detect(np.zeros((10, 10), np.uint8))
+
+
+@pytest.mark.parametrize("background", ["felt", "wood", "sheet"])
+def test_the_shipped_model_finds_every_die_of_a_rendered_table(detector: DiceDetector, background: str) -> None:
+    dice = tuple(DieSpec(v, 160.0 + 190.0 * (v - 1), 360.0 + 80.0 * (-1) ** v, 50.0, angle=12.0 * v) for v in range(1, 7))
+    frame = render(Scene(1280, 720, background=background, background_bgr=(70, 110, 150), dice=dice, seed=5)).frame
+    found = detector.detect(frame)
+    assert len(found) == 6
+    for die in dice:
+        nearest = min(found, key=lambda d: math.hypot(d.box.cx - die.cx, d.box.cy - die.cy))
+        assert math.hypot(nearest.box.cx - die.cx, nearest.box.cy - die.cy) < 0.25 * die.size
+        # Upright boxes: a die turned 45 degrees fills a box 1.41 sides wide.
+        assert 0.6 * die.size < nearest.box.size < 1.9 * die.size
+
+
+@pytest.mark.parametrize("background", ["felt", "wood", "cloth", "sheet", "tray"])
+def test_an_empty_table_has_no_dice(detector: DiceDetector, background: str) -> None:
+    frame = render(Scene(1280, 720, background=background, background_bgr=(90, 120, 160), seed=2)).frame
+    assert detector.detect(frame) == []
+
+
+def test_settings_change_the_threshold() -> None:
+    strict = DiceDetector(default_model_path("dice_detector.onnx"), settings=DetectorSettings(threshold=0.99))
+    maps = maps_with([(5, 5, 0.9, 0, 0, 30.0)])
+    assert strict.decode(maps, 1.0, (160, 240)) == []

@@ -1,0 +1,1 @@
+"""Measuring the reader: labelled photo sets (`LabelledImage`) and their scores (`Evaluation`)."""

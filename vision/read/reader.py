@@ -1,0 +1,238 @@
+"""The reading pipeline: frame in, die readings out.
+
+The learned detector finds each die's top face; the pips inside it are found at the die's
+own scale and read as a face; the die-face classifier decides the dice the pips leave in
+doubt, drops what is no die, and overrules a pip count it is sure is wrong.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Literal, Protocol, runtime_checkable
+
+import numpy as np
+
+from vision.read.classifier import NOT_A_DIE
+from vision.read.faces import FaceRead, FaceSettings, read_face
+from vision.read.pips import Candidate, PipFinding, PipSettings, candidate_for, find_pips
+from vision.types import DieBox, DieReading
+
+Mode = Literal["pips", "classifier", "combined"]
+MODES: tuple[str, ...] = ("pips", "classifier", "combined")
+
+
+@runtime_checkable
+class FaceClassifier(Protocol):
+    """Anything that scores die boxes in a frame.
+
+    `predict` returns an (N, 7) float array of probabilities: columns 0..5 are the faces
+    1..6, column 6 is "not a die face". The classifier crops the boxes itself.
+    """
+
+    def predict(self, frame_bgr: np.ndarray, boxes: Sequence[DieBox]) -> np.ndarray: ...
+
+
+class Detected(Protocol):
+    @property
+    def box(self) -> DieBox: ...
+
+    @property
+    def score(self) -> float: ...
+
+
+@runtime_checkable
+class DiceFinder(Protocol):
+    """Anything that finds dice in a frame, like the learned `vision.read.detect.DiceDetector`."""
+
+    def detect(self, frame_bgr: np.ndarray) -> Sequence[Detected]: ...
+
+
+@dataclass(frozen=True)
+class Inspection:
+    """Everything the reader saw for one found die, for drawing and debugging."""
+
+    candidate: Candidate
+    pips: PipFinding
+    face: FaceRead
+    reading: DieReading | None
+
+
+@dataclass(frozen=True)
+class ReaderSettings:
+    pips: PipSettings = field(default_factory=PipSettings)
+    # With a classifier, a face in doubt is looked at again with each of these ideas of a pip
+    # until one reads clearly.
+    second_looks: tuple[PipSettings, ...] = (
+        PipSettings(lightness_weight=0.3),  # coloured pips on dark dice, past white glare
+        PipSettings(local_window=0.45),  # pips on two-tone dice
+        PipSettings(lightness_weight=0.3, local_window=0.45),
+    )
+    # Without a classifier, a die whose first look is in doubt is read again with each of these
+    # ideas of a pip and the value most clear faces show wins (empty: the second looks above
+    # instead). A clear face stands at once, unless its value is one of `confirm_values`: those
+    # need the first of these looks to agree, or go to the vote.
+    voting_looks: tuple[PipSettings, ...] = (
+        PipSettings(lightness_weight=0.3),
+        PipSettings(lightness_weight=0.3, local_window=0.45),
+        PipSettings(polarity=-1),  # dark pips on a shiny face whose light falls off
+        PipSettings(polarity=-1, any_centre=True),  # ... with a glare spot in each pip
+    )
+    confirm_values: tuple[int, ...] = (1, 2)
+    faces: FaceSettings = field(default_factory=FaceSettings)
+    # In "combined" mode the classifier drops a die only when this sure it is no die.
+    veto_probability: float = 0.9
+    # ... and decides a doubtful die only when at least this sure of its face.
+    decide_probability: float = 0.5
+    decide_pipless_probability: float = 0.9
+    # ... and overrules a pip count it disagrees with when at least this sure.
+    overrule_probability: float = 0.7
+    # A die whose face the pips show whole is placed at their middle.
+    centre_on_pips: bool = True
+    # Pips are looked for on the face alone, not on the table in the corners of its box.
+    face_mask: bool = True
+
+
+def _pips_confidence(face: FaceRead, contrast: float) -> float:
+    layout = 1.0 if face.count == 1 else max(0.0, 1.0 - face.layout_error / 0.5)
+    clarity = min(1.0, contrast / 80.0)
+    return round(0.5 + 0.5 * layout * clarity if not face.doubtful else 0.5 * layout * clarity, 3)
+
+
+def _centred_on_pips(reading: DieReading, pips: PipFinding, face: FaceRead) -> DieReading:
+    """The reading moved to the middle of its face's pips, when they are all there: the pips
+    of every face lie symmetric about its centre, which a detector's box only approaches."""
+    if face.value != reading.value or len(face.used) != reading.value:
+        return reading
+    points = np.array([(pips.pips[i].x, pips.pips[i].y) for i in face.used])
+    cx, cy = points.mean(axis=0)
+    return replace(reading, box=replace(reading.box, cx=float(cx), cy=float(cy)))
+
+
+class DiceReader:
+    """Reads every die in a BGR frame.
+
+    `read` keeps no state between calls, so one reader can serve several threads at once
+    provided its detector and classifier are thread-safe too (onnxruntime sessions are).
+    Without a `detector`, the shipped one is loaded.
+    """
+
+    def __init__(
+        self,
+        classifier: FaceClassifier | None = None,
+        mode: Mode = "combined",
+        settings: ReaderSettings | None = None,
+        detector: DiceFinder | None = None,
+    ) -> None:
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+        if mode == "classifier" and classifier is None:
+            raise ValueError("mode 'classifier' needs a classifier")
+        if detector is None:
+            from vision.read.detect import load_default_detector
+
+            detector = load_default_detector()
+        self.classifier = classifier
+        self.mode = mode
+        self.settings = settings or ReaderSettings()
+        self.detector = detector
+
+    def read(self, frame_bgr: np.ndarray) -> list[DieReading]:
+        """The dice in the frame, as readings in frame pixels."""
+        return [item.reading for item in self.inspect(frame_bgr) if item.reading is not None]
+
+    def inspect(self, frame_bgr: np.ndarray) -> list[Inspection]:
+        """Every die found, with its pips, face read and final reading (None when dropped)."""
+        if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3 or frame_bgr.dtype != np.uint8:
+            raise ValueError("expected a BGR uint8 frame of shape (height, width, 3)")
+        candidates = []
+        for detection in self.detector.detect(frame_bgr):
+            candidate = candidate_for(detection.box, frame_bgr, self.settings.face_mask)
+            if candidate is not None:
+                candidates.append(candidate)
+        looked = [(candidate, *self._look_at(frame_bgr, candidate)) for candidate in candidates]
+        probabilities = None
+        if self.classifier is not None and self.mode != "pips" and looked:
+            probabilities = np.asarray(self.classifier.predict(frame_bgr, [c.box for c, _, _ in looked]), dtype=np.float64)
+            if probabilities.shape != (len(looked), 7):
+                raise ValueError(f"classifier returned shape {probabilities.shape}, expected ({len(looked)}, 7)")
+        inspections = []
+        for index, (candidate, pips, face) in enumerate(looked):
+            p = None if probabilities is None else probabilities[index]
+            reading = self._decide(candidate, pips, face, p)
+            if reading is not None and self.settings.centre_on_pips:
+                reading = _centred_on_pips(reading, pips, face)
+            inspections.append(Inspection(candidate, pips, face, reading))
+        return inspections
+
+    def _look_at(self, frame_bgr: np.ndarray, candidate: Candidate) -> tuple[PipFinding, FaceRead]:
+        """The candidate's pips and face; doubtful faces get further looks, with other ideas of
+        what a pip is."""
+        settings = self.settings
+        pips = find_pips(frame_bgr, candidate, candidate.side, settings.pips)
+        face = read_face(pips, candidate.side, settings=settings.faces)
+        if settings.voting_looks and (self.classifier is None or self.mode == "pips"):
+            return self._vote(frame_bgr, candidate, pips, face)
+        for second in settings.second_looks:
+            if not face.doubtful:
+                break
+            other_pips = find_pips(frame_bgr, candidate, candidate.side, second)
+            other_face = read_face(other_pips, candidate.side, settings=settings.faces)
+            if not other_face.doubtful:
+                pips, face = other_pips, other_face
+        return pips, face
+
+    def _vote(self, frame_bgr: np.ndarray, candidate: Candidate, pips: PipFinding, face: FaceRead) -> tuple[PipFinding, FaceRead]:
+        """Reads by several ideas of a pip, when the first look is not enough.
+
+        A clear face stands, except a 1 or 2 (a glare spot or a pip seen alone makes those most
+        easily), which stands when the next look agrees. Otherwise every look votes: the value
+        most clear faces show wins (if none is clear, most faces), ties going to the earlier look.
+        """
+        looks = [(pips, face)]
+
+        def look(settings: PipSettings) -> tuple[PipFinding, FaceRead]:
+            other_pips = find_pips(frame_bgr, candidate, candidate.side, settings)
+            looks.append((other_pips, read_face(other_pips, candidate.side, settings=self.settings.faces)))
+            return looks[-1]
+
+        voting = self.settings.voting_looks
+        if face.value is not None and not face.doubtful:
+            if face.value not in self.settings.confirm_values:
+                return pips, face
+            second = look(voting[0])[1]
+            if second.value == face.value and not second.doubtful:
+                return pips, face
+            voting = voting[1:]
+        for settings in voting:
+            look(settings)
+        clear = [item for item in looks if item[1].value is not None and not item[1].doubtful]
+        voters = clear or [item for item in looks if item[1].value is not None]
+        if not voters:
+            return pips, face
+        counts = Counter(item[1].value for item in voters)
+        most = max(counts.values())
+        return next(item for item in voters if counts[item[1].value] == most)
+
+    def _decide(self, candidate: Candidate, pips: PipFinding, face: FaceRead, p: np.ndarray | None) -> DieReading | None:
+        box = candidate.box
+        if p is not None:
+            best = int(np.argmax(p[:NOT_A_DIE]))
+            if self.mode == "classifier":
+                if int(np.argmax(p)) == NOT_A_DIE:
+                    return None
+                return DieReading(best + 1, box, round(float(p[best]), 3), "classifier")
+            if p[NOT_A_DIE] >= self.settings.veto_probability:
+                return None
+            if face.doubtful or face.value is None:
+                # A face without a single pip is more often a coin or a screw than a die.
+                needed = self.settings.decide_probability if face.count else self.settings.decide_pipless_probability
+                if p[best] < needed or p[NOT_A_DIE] >= p[best]:
+                    return None
+                return DieReading(best + 1, box, round(float(p[best]), 3), "classifier")
+            if face.value != best + 1 and p[best] >= self.settings.overrule_probability:
+                return DieReading(best + 1, box, round(float(p[best]), 3), "classifier")
+        if face.value is None:
+            return None
+        return DieReading(face.value, box, _pips_confidence(face, pips.contrast), "pips")

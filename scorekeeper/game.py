@@ -469,7 +469,9 @@ class Game:
         rules_data = data.get("rules")
         if not isinstance(rules_data, Mapping):
             raise DiceError("a saved game needs its rules as an object")
-        name = str(rules_data.get("name", "custom"))
+        name = rules_data.get("name", "custom")
+        if not isinstance(name, str):
+            raise DiceError("a saved game's rules need a name as text")
         knobs = {k: parse_knob(k, v) for k, v in rules_data.items() if k != "name"}
         rules = _Ruleset(name=name, **knobs)
         events = data.get("events", [])

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scorekeeper.errors import RulesError
+from scorekeeper.numbers import parse_whole, short
 
 KINDS = ("doubling", "per-face", "flat", "triples")
 INSTANT_WIN = ("none", "six-ones", "six-of-a-kind")
@@ -17,6 +18,21 @@ FINISH = ("immediate", "last-chance", "complete-round")
 
 # Whole-throw combinations: a points value, or None when the ruleset does not use them.
 COMBINATIONS = ("three_pairs", "straight", "small_straight", "full_house", "two_triplets")
+
+POINT_GRID = 50
+"""Combination points are multiples of this, like every other score, so strategy tables keep their grid."""
+
+RANGES: dict[str, tuple[int, int]] = {
+    "dice": (5, 6),
+    "target": (1, 1_000_000),
+    # The strategy tables behind the advice grow with the entry score: 100,000 builds in ~0.25 s.
+    "entry": (0, 100_000),
+    "three_farkle_penalty": (0, 100_000),
+    **{key: (POINT_GRID, 10_000) for key in COMBINATIONS},
+}
+"""The smallest and largest value of every whole-number knob, both included."""
+
+MAX_NAME_LENGTH = 60
 
 
 @dataclass(frozen=True)
@@ -42,26 +58,26 @@ class Ruleset:
     three_farkle_penalty: int = 0
 
     def __post_init__(self) -> None:
-        _check(self.dice in (5, 6), f"dice must be 5 or 6, not {self.dice!r}")
-        _check(_is_int(self.target) and self.target > 0, f"target must be a positive whole number, not {self.target!r}")
-        _check(self.kinds in KINDS, f"kinds must be one of {', '.join(KINDS)}, not {self.kinds!r}")
-        _check(self.instant_win in INSTANT_WIN, f"instant_win must be one of {', '.join(INSTANT_WIN)}, not {self.instant_win!r}")
-        _check(self.hot_dice in HOT_DICE, f"hot_dice must be one of {', '.join(HOT_DICE)}, not {self.hot_dice!r}")
-        _check(self.finish in FINISH, f"finish must be one of {', '.join(FINISH)}, not {self.finish!r}")
-        _check(_is_int(self.entry) and self.entry >= 0, f"entry must be a whole number >= 0, not {self.entry!r}")
-        _check(_is_int(self.three_farkle_penalty) and self.three_farkle_penalty >= 0,
-               f"three_farkle_penalty must be a whole number >= 0, not {self.three_farkle_penalty!r}")
+        _check(isinstance(self.name, str) and 0 < len(self.name) <= MAX_NAME_LENGTH and self.name.isprintable(),
+               f"a ruleset's name must be 1 to {MAX_NAME_LENGTH} printable characters, not {short(self.name)}")
+        for key in ("dice", "target", "entry", "three_farkle_penalty"):
+            _check_range(key, getattr(self, key))
+        _check(self.kinds in KINDS, f"kinds must be one of {', '.join(KINDS)}, not {short(self.kinds)}")
+        _check(self.instant_win in INSTANT_WIN, f"instant_win must be one of {', '.join(INSTANT_WIN)}, not {short(self.instant_win)}")
+        _check(self.hot_dice in HOT_DICE, f"hot_dice must be one of {', '.join(HOT_DICE)}, not {short(self.hot_dice)}")
+        _check(self.finish in FINISH, f"finish must be one of {', '.join(FINISH)}, not {short(self.finish)}")
         for key in COMBINATIONS:
             value = getattr(self, key)
-            _check(value is None or (_is_int(value) and value > 0), f"{key} must be a positive number of points or off, not {value!r}")
+            if value is not None:
+                _check_range(key, value, "or off")
         for key in ("target_strict", "four_and_pair", "piggyback"):
-            _check(isinstance(getattr(self, key), bool), f"{key} must be true or false, not {getattr(self, key)!r}")
+            _check(isinstance(getattr(self, key), bool), f"{key} must be true or false, not {short(getattr(self, key))}")
 
     def replace(self, **changes: Any) -> Ruleset:
         """A copy with some knobs changed; the name becomes "<name>+" unless given."""
         unknown = sorted(set(changes) - set(knob_names()) - {"name"})
         if unknown:
-            raise RulesError(f"unknown knob {unknown[0]!r}; known knobs: {', '.join(knob_names())}")
+            raise RulesError(f"unknown knob {short(unknown[0])}; known knobs: {', '.join(knob_names())}")
         if "name" not in changes and any(getattr(self, k) != v for k, v in changes.items()):
             changes["name"] = self.name if self.name.endswith("+") else f"{self.name}+"
         return dataclasses.replace(self, **changes)
@@ -94,6 +110,24 @@ def _check(ok: bool, message: str) -> None:
         raise RulesError(message)
 
 
+def range_text(key: str) -> str:
+    """How a knob's documented range reads in an error message."""
+    low, high = RANGES[key]
+    if high - low == 1:
+        return f"{low} or {high}"
+    if key in COMBINATIONS:
+        return f"a multiple of {POINT_GRID} from {low} to {high}"
+    return f"a whole number from {low} to {high}"
+
+
+def _check_range(key: str, value: object, alternative: str = "") -> None:
+    low, high = RANGES[key]
+    ok = _is_int(value) and low <= value <= high  # type: ignore[operator]
+    if ok and key in COMBINATIONS:
+        ok = value % POINT_GRID == 0  # type: ignore[operator]
+    _check(ok, f"{key} must be {range_text(key)}{' ' + alternative if alternative else ''}, not {short(value)}")
+
+
 def knob_names() -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(Ruleset) if f.name != "name")
 
@@ -105,8 +139,8 @@ _OFF = {"off", "none", "no", "false", "0", ""}
 
 def parse_knob(key: str, value: object) -> object:
     """A knob's value from text (the command line, a form) or from JSON/TOML, checked for its kind."""
-    if key not in knob_names():
-        raise RulesError(f"unknown knob {key!r}; known knobs: {', '.join(knob_names())}")
+    if not isinstance(key, str) or key not in knob_names():
+        raise RulesError(f"unknown knob {short(key)}; known knobs: {', '.join(knob_names())}")
     field_type = {f.name: f.type for f in dataclasses.fields(Ruleset)}[key]
     text = value.strip().lower() if isinstance(value, str) else None
     if field_type == "bool":
@@ -116,7 +150,7 @@ def parse_knob(key: str, value: object) -> object:
             return True
         if text in _FALSE:
             return False
-        raise RulesError(f"{key} must be true or false, not {value!r}")
+        raise RulesError(f"{key} must be true or false, not {short(value)}")
     if field_type == "int | None":
         if value is None or value is False or text in _OFF:
             return None
@@ -124,18 +158,16 @@ def parse_knob(key: str, value: object) -> object:
     if field_type == "int":
         return _parse_int(key, value)
     if not isinstance(value, str):
-        raise RulesError(f"{key} must be text, not {value!r}")
+        raise RulesError(f"{key} must be text, not {short(value)}")
     return text
 
 
 def _parse_int(key: str, value: object) -> int:
-    if _is_int(value):
-        return int(value)  # type: ignore[arg-type]
-    if isinstance(value, str):
-        text = value.strip().replace("_", "").replace(",", "")
-        if text.isdigit():
-            return int(text)
-    raise RulesError(f"{key} must be a whole number, not {value!r}")
+    number = value if _is_int(value) else parse_whole(value, separators="_,") if isinstance(value, str) else None
+    if number is None:
+        raise RulesError(f"{key} must be {range_text(key)}, not {short(value)}")
+    _check_range(key, number)
+    return number  # type: ignore[return-value]
 
 
 PRESETS: dict[str, Ruleset] = {
@@ -177,14 +209,14 @@ def preset(name: str) -> Ruleset:
     try:
         return PRESETS[name.strip().lower()]
     except (KeyError, AttributeError):
-        raise RulesError(f"unknown rules {name!r}; known presets: {', '.join(PRESETS)}") from None
+        raise RulesError(f"unknown rules {short(name)}; known presets: {', '.join(PRESETS)}") from None
 
 
 def house_rule(name: str) -> dict[str, object]:
     try:
         return dict(HOUSE_RULES[name.strip().lower()])
-    except KeyError:
-        raise RulesError(f"unknown house rule {name!r}; known: {', '.join(HOUSE_RULES)}") from None
+    except (KeyError, AttributeError):
+        raise RulesError(f"unknown house rule {short(name)}; known: {', '.join(HOUSE_RULES)}") from None
 
 
 def ruleset_from_toml(text: str) -> Ruleset:

@@ -73,3 +73,33 @@ def test_every_knob_round_trips_through_to_dict():
         data = rules.to_dict()
         assert set(data) == {"name", *knob_names()}
         assert Ruleset(**data) == rules
+
+
+@pytest.mark.parametrize("key, low, high", [
+    ("dice", 5, 6), ("target", 1, 1_000_000), ("entry", 0, 100_000), ("three_farkle_penalty", 0, 100_000),
+    ("straight", 50, 10_000), ("three_pairs", 50, 10_000),
+])
+def test_every_number_knob_takes_its_range_and_nothing_past_it(key, low, high):
+    assert getattr(Ruleset().replace(**{key: low}), key) == low
+    assert getattr(Ruleset().replace(**{key: high}), key) == high
+    for outside in (low - 1, high + 1, 10 ** 400):
+        with pytest.raises(RulesError, match=f"^{key} must be .*{low}.*{high}"):
+            Ruleset().replace(**{key: outside})
+        with pytest.raises(RulesError, match=f"^{key} must be .*{low}.*{high}"):
+            Ruleset().with_settings({key: str(outside) if outside < 10 ** 20 else "9" * 5000})
+
+
+@pytest.mark.parametrize("text", ["\u00b2", "\u0663", "\uff11", "1e3", "-5", "0x10", " ", "1" * 13])
+def test_number_knobs_read_ascii_digits_only(text):
+    with pytest.raises(RulesError, match="target must be a whole number from 1 to 1000000"):
+        Ruleset().with_settings({"target": text})
+
+
+def test_number_knobs_still_read_separators_and_spaces():
+    assert Ruleset().with_settings({"target": " 12_000 ", "entry": "1,000"}).knobs()["target"] == 12000
+
+
+def test_combination_points_stay_on_the_fifty_point_grid():
+    with pytest.raises(RulesError, match="straight must be a multiple of 50 from 50 to 10000 or off, not 1520"):
+        Ruleset(straight=1520)
+    assert Ruleset().with_settings({"straight": "off"}).straight is None

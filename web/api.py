@@ -15,11 +15,14 @@ from scorekeeper import DiceError, IllegalAction, RulesError
 from web import db as database
 from web.access import allowed, token_from
 from web.games import ACTIONS, GameBook, GameNotFound, InputError, StaleVersion, import_payload, ruleset_from_request
+from web.inputs import load_json, whole_number
 from web.live import ALL_GAMES, Broker
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 CREATE_FIELDS = {"players", "rules", "set", "house", "source"}
+MAX_ACTION_BODY = 16 * 1024   # an action carries a few dice and a version
+MAX_CREATE_BODY = 64 * 1024
 
 
 class ApiError(Exception):
@@ -36,15 +39,22 @@ def broker() -> Broker:
     return current_app.extensions["dicekeeper.live"]
 
 
-def json_body() -> dict[str, Any]:
-    """The request's JSON object; an empty body counts as {}."""
+def json_body(max_bytes: int | None = None, require_json_type: bool = False) -> dict[str, Any]:
+    """The request's JSON object; an empty body counts as {}.
+
+    `require_json_type` refuses other content types: a page on another site can post a form or
+    text to this server without asking first, but not JSON.
+    """
+    if max_bytes is not None and (request.content_length or 0) > max_bytes:
+        raise ApiError(413, f"the request body may be at most {max_bytes} bytes")
     raw = request.get_data(cache=True)
+    if max_bytes is not None and len(raw) > max_bytes:
+        raise ApiError(413, f"the request body may be at most {max_bytes} bytes")
     if not raw.strip():
         return {}
-    try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
-        raise ApiError(400, "the request body is not valid JSON") from None
+    if require_json_type and request.mimetype != "application/json":
+        raise ApiError(415, "send the body as JSON, with the header Content-Type: application/json")
+    data = load_json(raw)
     if not isinstance(data, dict):
         raise ApiError(400, "the request body must be a JSON object")
     return data
@@ -57,9 +67,7 @@ def expected_version(body: dict[str, Any]) -> object:
     header = request.headers.get("If-Match", "").strip().strip('"')
     if not header:
         return None
-    if not header.isdigit():
-        raise ApiError(400, f"If-Match must be a version number, not {header!r}")
-    return int(header)
+    return whole_number(header, "If-Match (a version number)")
 
 
 @bp.errorhandler(ApiError)
@@ -111,7 +119,7 @@ def require_token(game_id: int) -> None:
 
 @bp.post("/games")
 def create_game() -> ResponseReturnValue:
-    body = json_body()
+    body = json_body(MAX_CREATE_BODY, require_json_type=True)
     unknown = sorted(set(body) - CREATE_FIELDS)
     if unknown:
         raise ApiError(400, f"unknown field {unknown[0]!r}; known: {', '.join(sorted(CREATE_FIELDS))}")
@@ -129,7 +137,7 @@ def create_game() -> ResponseReturnValue:
 
 @bp.post("/games/import")
 def import_game() -> ResponseReturnValue:
-    players, rules, events, source = import_payload(json_body())
+    players, rules, events, source = import_payload(json_body(require_json_type=True))
     try:
         record, game, _ = book().create(database.get_db(), players, rules, source or "manual", events)
     except IllegalAction as exc:
@@ -157,7 +165,7 @@ def act(game_id: int, action: str) -> ResponseReturnValue:
     if action not in ACTIONS:
         raise ApiError(404, f"unknown action {action!r}; known: {', '.join(ACTIONS)}")
     require_token(game_id)
-    body = json_body()
+    body = json_body(MAX_ACTION_BODY)
     version = expected_version(body)
     payload = {k: v for k, v in body.items() if k != "version"}
     state = book().record_action(database.get_db(), game_id, action, payload, version)  # type: ignore[arg-type]

@@ -23,6 +23,7 @@ from scorekeeper.game import check_players
 
 from web.advice import advice_for
 from web.dice_sources import SOURCES, Roller, choose_source
+from web.inputs import InputError, name_problem, valid_game_id
 from web.live import Broker
 
 ACTIONS: dict[str, frozenset[str]] = {
@@ -36,10 +37,6 @@ ACTIONS: dict[str, frozenset[str]] = {
 MAX_PLAYERS = 12
 MAX_NAME_LENGTH = 40
 CACHE_SIZE = 64
-
-
-class InputError(ValueError):
-    """A request that is malformed before the rules are even asked: answered with 400."""
 
 
 class GameNotFound(LookupError):
@@ -121,6 +118,9 @@ def player_names(players: object) -> tuple[str, ...]:
     for name in names:
         if len(name) > MAX_NAME_LENGTH:
             raise InputError(f"player name {name[:12]!r}... is longer than {MAX_NAME_LENGTH} characters")
+        problem = name_problem(name)
+        if problem:
+            raise InputError(problem)
     return names
 
 
@@ -151,6 +151,8 @@ class GameBook:
 
     # ---- reading ----------------------------------------------------------------------------
     def record(self, db: sqlite3.Connection, game_id: int) -> GameRecord:
+        if not valid_game_id(game_id):
+            raise GameNotFound(f"no game {game_id}")
         row = db.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             raise GameNotFound(f"no game {game_id}")

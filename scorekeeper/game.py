@@ -1,12 +1,13 @@
 """The event-sourced game: its state is a pure function of players, ruleset and events.
 
 `Game` checks every action before it appends the event, so an illegal action raises and leaves the
-game as it was. Undo and corrections rebuild the state from the events still in effect.
+game as it was. Undo and corrections go back to a saved table and replay the few events since.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from copy import copy
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -120,6 +121,16 @@ class GameState:
         }
 
 
+_CONTAINERS = ("players", "kept", "last_chance_left", "reached_at", "throws")
+"""The mutable fields of `_Table` apart from `turns`: each small, bounded by the players or one turn."""
+
+
+@dataclass(frozen=True)
+class _Saved:
+    fields: dict[str, object]
+    turns: int
+
+
 @dataclass
 class _Table:
     """The mutable state one game's events are folded into. Each handler checks, then changes."""
@@ -149,6 +160,20 @@ class _Table:
         self.dice_left = self.rules.dice
         if self.rules.entry == 0:
             self.players = [replace(p, on_board=True) for p in self.players]
+
+    # ---- saving and restoring ------------------------------------------------------------------
+    def save(self) -> _Saved:
+        """Everything needed to come back to this point. `turns` only ever grows, so its length is enough."""
+        fields = {name: value for name, value in vars(self).items() if name != "turns"}
+        for name in _CONTAINERS:
+            fields[name] = copy(fields[name])
+        return _Saved(fields, len(self.turns))
+
+    def restore(self, saved: _Saved) -> None:
+        """Come back to a point `save` returned; the point can be restored again later."""
+        del self.turns[saved.turns:]
+        for name, value in saved.fields.items():
+            setattr(self, name, copy(value) if name in _CONTAINERS else value)
 
     # ---- checks -------------------------------------------------------------------------------
     def _check_open(self) -> None:
@@ -367,6 +392,11 @@ def check_players(players: Sequence[str]) -> tuple[str, ...]:
     return names
 
 
+CHECKPOINT_EVERY = 32
+"""The table is saved before every 32nd event in effect: undo restores the nearest save at or
+below its target and replays at most 31 events, however long the game."""
+
+
 class Game:
     """A game of Dice 10,000: players in order, a ruleset and the append-only list of events."""
 
@@ -376,6 +406,7 @@ class Game:
         self._events: list[Event] = []
         self._table = self._new_table()
         self._effective: list[Event] = []
+        self._checkpoints: list[_Saved] = []  # [i]: the table before effective event i * CHECKPOINT_EVERY
         for event in events:
             self.apply(event)
 
@@ -385,6 +416,10 @@ class Game:
     @property
     def events(self) -> tuple[Event, ...]:
         return tuple(self._events)
+
+    def events_since(self, version: int) -> tuple[Event, ...]:
+        """The events after the first `version` ones: what an action has just added."""
+        return tuple(self._events[version:])
 
     @property
     def version(self) -> int:
@@ -398,20 +433,59 @@ class Game:
         """The finished turns, oldest first."""
         return tuple(self._table.turns)
 
+    def copy(self) -> Game:
+        """An independent game with the same events, without replaying them."""
+        twin = Game.__new__(Game)
+        twin.players, twin.rules = self.players, self.rules
+        twin._events, twin._effective = list(self._events), list(self._effective)
+        twin._checkpoints = list(self._checkpoints)  # restore() copies out of a save, so saves can be shared
+        twin._table = self._new_table()
+        twin._table.turns = list(self._table.turns)
+        twin._table.restore(self._table.save())
+        return twin
+
     def apply(self, event: Event) -> GameState:
         """Check and append one event; an illegal one raises and changes nothing."""
         if isinstance(event, Undone):
             if not self._effective:
                 raise NothingToUndo("there is nothing to undo")
-            self._rebuild(self._effective[:-1])
+            self._rewind(len(self._effective) - 1)
         elif isinstance(event, Corrected):
             self._check_correction(event)
-            self._rebuild(self._effective[:-1] + [Thrown(event.faces)])
+            self._correct(Thrown(event.faces))
         else:
-            self._table.apply(event)
-            self._effective.append(event)
+            self._fold(event)
         self._events.append(event)
         return self.state
+
+    def _fold(self, event: Event) -> None:
+        """Apply one event in effect; the table checks before it changes, so a raise changes nothing."""
+        index = len(self._effective)
+        saved = self._table.save() if index % CHECKPOINT_EVERY == 0 else None
+        self._table.apply(event)
+        if saved is not None:
+            del self._checkpoints[index // CHECKPOINT_EVERY:]
+            self._checkpoints.append(saved)
+        self._effective.append(event)
+
+    def _rewind(self, length: int) -> None:
+        """Bring the table back to just after the first `length` events in effect."""
+        at = length // CHECKPOINT_EVERY
+        self._table.restore(self._checkpoints[at])
+        replay = self._effective[at * CHECKPOINT_EVERY:length]
+        del self._effective[at * CHECKPOINT_EVERY:]
+        del self._checkpoints[at:]
+        for event in replay:
+            self._fold(event)
+
+    def _correct(self, thrown: Thrown) -> None:
+        wrong = self._effective[-1]
+        self._rewind(len(self._effective) - 1)
+        try:
+            self._fold(thrown)
+        except BaseException:
+            self._fold(wrong)  # legal before, so legal again: the game is as it was
+            raise
 
     def _check_correction(self, event: Corrected) -> None:
         last = self._effective[-1] if self._effective else None
@@ -419,12 +493,6 @@ class Game:
             raise IllegalThrow("only the last throw can be corrected, before anything was kept from it")
         if len(event.faces) != len(last.faces):
             raise IllegalThrow(f"the corrected throw has {len(event.faces)} dice, the throw had {len(last.faces)}")
-
-    def _rebuild(self, effective: list[Event]) -> None:
-        table = self._new_table()
-        for event in effective:
-            table.apply(event)  # raises before anything is replaced when a correction is illegal
-        self._table, self._effective = table, effective
 
     # ---- actions ----------------------------------------------------------------------------------
     def throw(self, faces: Iterable[object]) -> GameState:
@@ -438,11 +506,14 @@ class Game:
         if dice is None:
             return self.apply(Banked())
         kept = Kept(parse_faces(dice, self.rules.dice))
-        trial = Game(self.players, self.rules, self._effective)
-        trial.apply(kept)
-        trial.apply(Banked())
+        version, effective = self.version, len(self._effective)
         self.apply(kept)
-        return self.apply(Banked())
+        try:
+            return self.apply(Banked())
+        except BaseException:
+            del self._events[version:]
+            self._rewind(effective)
+            raise
 
     def piggyback(self) -> GameState:
         return self.apply(Piggybacked())

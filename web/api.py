@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -177,33 +178,53 @@ def _sse(event: str, data: Any, event_id: int | None = None) -> str:
     return f"{head}event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
 
-def _stream(channel: int, render: Callable[[sqlite3.Connection], str]) -> Response:
-    """An event stream that sends `render(conn)` now and after every change on `channel`."""
+Render = Callable[[sqlite3.Connection], tuple[object, str]]
+
+
+def _stream(channel: int, render: Render) -> Response:
+    """An event stream that sends `render(conn)` now and after every change on `channel`.
+
+    `render` returns (key, chunk); a chunk is sent only when its key differs from the last one sent.
+    Changes made by other processes on the same database do not reach this process's broker, so the
+    stream also polls SQLite's `PRAGMA data_version`, which moves on every commit of another connection.
+    """
     path = current_app.config["DATABASE"]
     keepalive = float(current_app.config["STREAM_KEEPALIVE"])
+    poll = float(current_app.config["STREAM_POLL"])
     live = broker()
+    if not live.stream_opened(int(current_app.config["MAX_STREAMS"])):
+        response = jsonify({"error": "too many live pages are open on this server; try again shortly"})
+        response.status_code = 503
+        response.headers["Retry-After"] = "5"
+        return response
 
     def generate() -> Iterator[str]:
         conn = database.connect(path)
         try:
             yield "retry: 1000\n\n"
-            seen = None
+            seen: tuple[int, int] | None = None
+            sent_key: object = None
+            quiet_since = time.monotonic()
             while not live.closed:
-                tick = live.tick(channel)
-                if tick != seen:
-                    seen = tick
-                    yield render(conn)
-                elif not live.wait(channel, seen, keepalive):
+                now = (live.tick(channel), database.data_version(conn))
+                if now != seen:
+                    seen = now
+                    key, chunk = render(conn)
+                    if key != sent_key:
+                        sent_key, quiet_since = key, time.monotonic()
+                        yield chunk
+                elif not live.wait(channel, seen[0], min(poll, keepalive)):
                     if live.closed:
                         break
-                    yield ": keepalive\n\n"
+                    if time.monotonic() - quiet_since >= keepalive:
+                        quiet_since = time.monotonic()
+                        yield ": keepalive\n\n"
         finally:
             conn.close()
 
     response = Response(generate(), mimetype="text/event-stream",
                         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
     # Counted until the server has written the stream's last chunk, so shutdown can wait for it.
-    live.stream_opened()
     response.call_on_close(live.stream_ended)
     return response
 
@@ -214,9 +235,9 @@ def stream_game(game_id: int) -> ResponseReturnValue:
     games = book()
     games.record(database.get_db(), game_id)  # 404 before the stream starts
 
-    def render(conn: sqlite3.Connection) -> str:
+    def render(conn: sqlite3.Connection) -> tuple[object, str]:
         state = games.state(conn, game_id)
-        return _sse("state", state, state["version"])
+        return state["version"], _sse("state", state, state["version"])
 
     return _stream(game_id, render)
 
@@ -226,7 +247,8 @@ def stream_all() -> ResponseReturnValue:
     """Server-Sent Events for the history list: a notice after any change to any game."""
     live = broker()
 
-    def render(conn: sqlite3.Connection) -> str:
-        return _sse("change", {"tick": live.tick(ALL_GAMES)})
+    def render(conn: sqlite3.Connection) -> tuple[object, str]:
+        mark = (live.tick(ALL_GAMES), database.data_version(conn))
+        return mark, _sse("change", {"tick": mark[0], "data": mark[1]})
 
     return _stream(ALL_GAMES, render)

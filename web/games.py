@@ -37,6 +37,7 @@ ACTIONS: dict[str, frozenset[str]] = {
 MAX_PLAYERS = 12
 MAX_NAME_LENGTH = 40
 CACHE_SIZE = 64
+MAX_IMPORT_EVENTS = 20_000  # replayed once on import: about 0.4 s at this length
 
 
 class GameNotFound(LookupError):
@@ -394,6 +395,8 @@ def import_payload(data: object) -> tuple[object, Ruleset, list[object], str | N
     events = data.get("events", [])
     if not isinstance(events, list):
         raise InputError('"events" must be a list')
+    if len(events) > MAX_IMPORT_EVENTS:
+        raise InputError(f"an imported game may have at most {MAX_IMPORT_EVENTS} events, not {len(events)}")
     source = data.get("source")
     if source is not None and source not in SOURCES:
         raise InputError(f"unknown dice source {source!r}")

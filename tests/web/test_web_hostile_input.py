@@ -279,3 +279,13 @@ def test_fuzzed_imports(client, db_path, exported):
 def test_fuzzed_new_game_forms(client, db_path, form):
     before = stored(db_path)
     check(client.post("/games", data=form), db_path, before)
+
+
+def test_an_import_past_the_event_cap_is_400(client, db_path):
+    from web.games import MAX_IMPORT_EVENTS
+
+    before = stored(db_path)
+    body = {"players": ["Ann"], "rules": {"name": "family"}, "events": [{"type": "bank"}] * (MAX_IMPORT_EVENTS + 1)}
+    response = client.post("/api/games/import", json=body)
+    assert response.status_code == 400 and f"at most {MAX_IMPORT_EVENTS} events" in response.get_json()["error"]
+    assert stored(db_path) == before

@@ -183,8 +183,12 @@ class GameBook:
                 self._cache.move_to_end(game_id)
                 return live
         record = self.record(db, game_id)
+        return self._remember(game_id, _Live(record, Game(record.players, record.rules)))
+
+    def _remember(self, game_id: int, live: _Live) -> _Live:
+        """Caches `live` unless the game is cached already; returns the cached one."""
         with self._cache_lock:
-            live = self._cache.setdefault(game_id, _Live(record, Game(record.players, record.rules)))
+            live = self._cache.setdefault(game_id, live)
             self._cache.move_to_end(game_id)
             while len(self._cache) > CACHE_SIZE:
                 self._cache.popitem(last=False)
@@ -297,6 +301,8 @@ class GameBook:
             db.execute("ROLLBACK")
             raise
         record = GameRecord(game_id, now, names, rules, choice.source, token)
+        # An imported game was replayed above; cached, its first action does not replay it again.
+        self._remember(game_id, _Live(record, game.copy()))
         self.broker.publish(game_id)
         return record, game, choice.notice
 

@@ -14,8 +14,10 @@ from werkzeug.exceptions import HTTPException
 
 from scorekeeper import DiceError, IllegalAction, RulesError
 from web import db as database
-from web.access import allowed, token_from
-from web.games import ACTIONS, GameBook, GameNotFound, InputError, StaleVersion, import_payload, ruleset_from_request
+from web.access import token_from
+from web.games import (ACTIONS, GameBook, GameNotFound, InputError, NotYourTurn, StaleVersion, import_payload,
+                       ruleset_from_request)
+from web.seats import Actor, actor_for, give_seat, seated
 from web.inputs import load_json, whole_number
 from web.live import ALL_GAMES, Broker
 
@@ -93,6 +95,11 @@ def on_not_found(exc: GameNotFound) -> ResponseReturnValue:
     return jsonify({"error": str(exc)}), 404
 
 
+@bp.errorhandler(NotYourTurn)
+def on_not_your_turn(exc: NotYourTurn) -> ResponseReturnValue:
+    return jsonify({"error": str(exc)}), 403
+
+
 @bp.errorhandler(StaleVersion)
 def on_stale(exc: StaleVersion) -> ResponseReturnValue:
     return jsonify({"error": str(exc), "state": exc.state}), 409
@@ -112,10 +119,16 @@ def on_http(exc: HTTPException) -> ResponseReturnValue:
     return jsonify({"error": exc.description or exc.name}), exc.code or 500
 
 
-def require_token(game_id: int) -> None:
-    record = book().record(database.get_db(), game_id)
-    if not allowed(token_from(request), record.token):
+def require_token(game_id: int, table_only: bool = False) -> Actor:
+    """The table or the seat the request's token stands for; 403 for any other token or none."""
+    conn = database.get_db()
+    record = book().record(conn, game_id)
+    actor = actor_for(conn, record, token_from(request))
+    if actor is None:
         raise ApiError(403, "this game needs its token: open the link from the table view's QR code")
+    if table_only and not actor.is_table:
+        raise ApiError(403, "only the table can do this, not a player's seat")
+    return actor
 
 
 @bp.post("/games")
@@ -165,12 +178,33 @@ def get_events(game_id: int) -> ResponseReturnValue:
 def act(game_id: int, action: str) -> ResponseReturnValue:
     if action not in ACTIONS:
         raise ApiError(404, f"unknown action {action!r}; known: {', '.join(ACTIONS)}")
-    require_token(game_id)
+    actor = require_token(game_id)
     body = json_body(MAX_ACTION_BODY)
     version = expected_version(body)
     payload = {k: v for k, v in body.items() if k != "version"}
-    state = book().record_action(database.get_db(), game_id, action, payload, version)  # type: ignore[arg-type]
+    state = book().record_action(database.get_db(), game_id, action, payload, version,  # type: ignore[arg-type]
+                                 seat=actor.seat)
     return jsonify(state)
+
+
+@bp.get("/games/<int:game_id>/seats")
+def list_seats(game_id: int) -> ResponseReturnValue:
+    """The table's view of the seats: which players have one, and its link."""
+    require_token(game_id, table_only=True)
+    conn = database.get_db()
+    record = book().record(conn, game_id)
+    given = seated(conn, record)
+    return jsonify([{"player": i, "name": name, "seat": given.get(i)} for i, name in enumerate(record.players)])
+
+
+@bp.post("/games/<int:game_id>/seats/<int:player>")
+def seat_player(game_id: int, player: int) -> ResponseReturnValue:
+    """A seat for one player (again: the old token stops working), for the table to hand out."""
+    require_token(game_id, table_only=True)
+    conn = database.get_db()
+    record = book().record(conn, game_id)
+    token = give_seat(conn, record, player)
+    return jsonify({"player": player, "name": record.players[player], "seat": token}), 201
 
 
 def _sse(event: str, data: Any, event_id: int | None = None) -> str:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from scorekeeper import Game, GameState, Ruleset, RulesError, event_from_dict, house_rule, preset
+from scorekeeper import Game, GameState, IllegalAction, Ruleset, RulesError, event_from_dict, house_rule, preset
 from scorekeeper.game import check_players
 
 from web.advice import advice_for
@@ -42,6 +42,10 @@ MAX_IMPORT_EVENTS = 20_000  # replayed once on import: about 0.4 s at this lengt
 
 class GameNotFound(LookupError):
     pass
+
+
+class NotYourTurn(Exception):
+    """A seat acted on another player's turn: answered with 403."""
 
 
 class StaleVersion(Exception):
@@ -307,11 +311,12 @@ class GameBook:
         return record, game, choice.notice
 
     def record_action(self, db: sqlite3.Connection, game_id: int, action: str, payload: Mapping[str, object],
-                      expected_version: int | None = None) -> dict[str, Any]:
+                      expected_version: int | None = None, seat: int | None = None) -> dict[str, Any]:
         """Check and store one action; returns the new state as the API serves it.
 
         Raises InputError (malformed), a ScorekeeperError (DiceError/RulesError: malformed dice;
-        IllegalAction: the rules say no), GameNotFound or StaleVersion; none of them stores anything.
+        IllegalAction: the rules say no), GameNotFound, StaleVersion or, when `seat` (a player's
+        index) acts off its turn, NotYourTurn; none of them stores anything.
         """
         if action not in ACTIONS:
             raise InputError(f"unknown action {action!r}; known: {', '.join(ACTIONS)}")
@@ -339,6 +344,8 @@ class GameBook:
                 stale = expected_version is not None and expected_version != game.version
                 state = game.state
                 if not stale:
+                    if seat is not None:
+                        check_seat(live.record, game, seat, action)
                     before = game.version
                     try:
                         self._apply(live.record, game, action, dice)
@@ -382,6 +389,22 @@ class GameBook:
             game.piggyback()
         else:
             game.undo()
+
+
+def check_seat(record: GameRecord, game: Game, seat: int, action: str) -> None:
+    """Raise NotYourTurn unless `seat` is to act, and, for undo, still is after it."""
+    current = game.state.current
+    if current != seat:
+        raise NotYourTurn(f"this phone is {record.players[seat]}'s seat, and it is {record.players[current]}'s turn")
+    if action == "undo" and game.version:
+        trial = game.copy()
+        try:
+            trial.undo()
+        except IllegalAction:
+            return  # the game refuses it anyway, with its own reason
+        if trial.state.current != seat:
+            raise NotYourTurn(f"undo would take back {record.players[trial.state.current]}'s turn: "
+                              "only the table can do that")
 
 
 def _required(dice: object, action: str) -> Any:

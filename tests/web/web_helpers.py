@@ -156,10 +156,20 @@ class WaitressServer:
         self.server = make_server(app, "127.0.0.1", 0, **overrides)
         self.url = f"http://127.0.0.1:{self.server.effective_port}"
         app.config["PUBLIC_URL"] = self.url
-        self.thread = threading.Thread(target=self.server.run, name="waitress", daemon=True)
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._serve, name="waitress", daemon=True)
         self.thread.start()
+
+    def _serve(self) -> None:
+        try:
+            self.server.run()
+        except OSError:
+            # close() from another thread can pull a socket from under the loop's select().
+            if not self.stopping.is_set():
+                raise
 
     def stop(self) -> None:
         self.app.extensions["dicekeeper.live"].close(wait=5.0)
+        self.stopping.set()
         self.server.close()
         self.thread.join(timeout=5)

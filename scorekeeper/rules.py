@@ -14,6 +14,8 @@ KINDS = ("doubling", "per-face", "flat", "triples")
 INSTANT_WIN = ("none", "six-ones", "six-of-a-kind")
 HOT_DICE = ("must-roll", "may-roll")
 FINISH = ("immediate", "last-chance", "complete-round")
+TIE_REPLAY = ("tied-only", "everyone")
+STARTS = ("seat-order", "highest-roll")
 
 # Whole-throw combinations: a points value, or None when the ruleset does not use them.
 COMBINATIONS = ("three_pairs", "straight", "small_straight", "full_house", "two_triplets")
@@ -40,6 +42,11 @@ class Ruleset:
     hot_dice: str = "may-roll"
     finish: str = "immediate"
     three_farkle_penalty: int = 0
+    boxcar: bool = False
+    pass_scores_throw: bool = False
+    piggyback_sweep: bool = True
+    tie_replay: str = "tied-only"
+    starts: str = "seat-order"
 
     def __post_init__(self) -> None:
         _check(self.dice in (5, 6), f"dice must be 5 or 6, not {self.dice!r}")
@@ -48,13 +55,15 @@ class Ruleset:
         _check(self.instant_win in INSTANT_WIN, f"instant_win must be one of {', '.join(INSTANT_WIN)}, not {self.instant_win!r}")
         _check(self.hot_dice in HOT_DICE, f"hot_dice must be one of {', '.join(HOT_DICE)}, not {self.hot_dice!r}")
         _check(self.finish in FINISH, f"finish must be one of {', '.join(FINISH)}, not {self.finish!r}")
+        _check(self.tie_replay in TIE_REPLAY, f"tie_replay must be one of {', '.join(TIE_REPLAY)}, not {self.tie_replay!r}")
+        _check(self.starts in STARTS, f"starts must be one of {', '.join(STARTS)}, not {self.starts!r}")
         _check(_is_int(self.entry) and self.entry >= 0, f"entry must be a whole number >= 0, not {self.entry!r}")
         _check(_is_int(self.three_farkle_penalty) and self.three_farkle_penalty >= 0,
                f"three_farkle_penalty must be a whole number >= 0, not {self.three_farkle_penalty!r}")
         for key in COMBINATIONS:
             value = getattr(self, key)
             _check(value is None or (_is_int(value) and value > 0), f"{key} must be a positive number of points or off, not {value!r}")
-        for key in ("target_strict", "four_and_pair", "piggyback"):
+        for key in ("target_strict", "four_and_pair", "piggyback", "boxcar", "pass_scores_throw", "piggyback_sweep"):
             _check(isinstance(getattr(self, key), bool), f"{key} must be true or false, not {getattr(self, key)!r}")
 
     def replace(self, **changes: Any) -> Ruleset:
@@ -141,17 +150,20 @@ def _parse_int(key: str, value: object) -> int:
 PRESETS: dict[str, Ruleset] = {
     r.name: r
     for r in (
-        Ruleset(name="family", dice=5, kinds="doubling", three_pairs=750, straight=1500,
-                instant_win="six-ones", entry=0, hot_dice="may-roll", finish="immediate"),
+        # The family text's three pairs, straight and six 1s need a sixth die: they are Farke's.
+        Ruleset(name="family", dice=5, kinds="doubling", entry=0, hot_dice="may-roll", finish="immediate",
+                starts="highest-roll"),
         Ruleset(name="farke", dice=6, kinds="doubling", three_pairs=750, straight=1500,
-                instant_win="six-ones", entry=750, hot_dice="may-roll", finish="immediate"),
+                instant_win="six-ones", entry=750, hot_dice="may-roll", finish="immediate",
+                starts="highest-roll"),
         Ruleset(name="tenthousand", dice=6, kinds="per-face", three_pairs=1000, straight=1500,
                 entry=500, hot_dice="must-roll", finish="complete-round"),
         Ruleset(name="wikipedia", dice=6, kinds="doubling", three_pairs=750, straight=2000,
                 instant_win="six-of-a-kind", entry=550, piggyback=True, hot_dice="may-roll",
                 finish="last-chance"),
         Ruleset(name="zilch", dice=6, kinds="doubling", three_pairs=1000, straight=3000, entry=500,
-                piggyback=True, hot_dice="must-roll", finish="last-chance", target_strict=True),
+                piggyback=True, hot_dice="must-roll", finish="last-chance", target_strict=True,
+                pass_scores_throw=True),
         Ruleset(name="stone", dice=6, kinds="triples", three_pairs=1500, four_and_pair=True,
                 straight=3000, entry=0, hot_dice="may-roll", finish="immediate"),
         Ruleset(name="farkle", dice=6, kinds="flat", three_pairs=1500, four_and_pair=True,
@@ -162,8 +174,8 @@ PRESETS: dict[str, Ruleset] = {
 
 HOUSE_RULES: dict[str, dict[str, object]] = {
     "greed": {"entry": 1000},
-    "amish": {"piggyback": True},
-    "alternative-sets": {"small_straight": 1000, "full_house": 750},
+    "amish": {"piggyback": True, "piggyback_sweep": False},
+    "alternative-sets": {"small_straight": 1000, "full_house": 750, "boxcar": True},
 }
 """House rules named in the rule texts, as knob settings to lay over any preset."""
 

@@ -40,7 +40,7 @@ from scorekeeper.events import (
     Undone,
     event_from_dict,
 )
-from scorekeeper.game import Game, GameState, PlayerState, RollOff, ThrowRecord, TurnRecord
+from scorekeeper.game import Game, GameState, LogEntry, PlayerState, RollOff, ThrowRecord, TurnRecord
 from scorekeeper.odds import ThrowOdds, odds, throw_odds
 from scorekeeper.rules import DEFAULT_PRESET, HOUSE_RULES, PRESETS, Ruleset, house_rule, knob_names, preset, ruleset_from_toml
 from scorekeeper.scoring import is_farkle, is_legal_keep, legal_keeps, score
@@ -54,5 +54,5 @@ __all__ = [
     "ruleset_from_toml", "score", "throw_odds",
     "FarkleDeclared", "IllegalChange", "IllegalPoints", "IllegalRollOff", "MalformedInput", "NothingToRedo",
     "PlayerAdded", "PlayerRemoved", "PointsEntered", "Redone", "Renamed", "RollOff", "StartRolled",
-    "TargetChanged", "TurnUndone",
+    "TargetChanged", "TurnUndone", "LogEntry",
 ]

@@ -8,6 +8,8 @@ in effect.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
 
 from scorekeeper.dice import parse_face, parse_faces
 from scorekeeper.errors import DiceError, IllegalChange, IllegalThrow, NothingToRedo, NothingToUndo
@@ -36,7 +38,23 @@ from scorekeeper.rules import Ruleset
 from scorekeeper.state import GameState, Phase, PlayerState, RollOff, ThrowRecord, TurnRecord
 from scorekeeper.table import Table
 
-__all__ = ["Game", "GameState", "Phase", "PlayerState", "RollOff", "ThrowRecord", "TurnRecord", "check_players"]
+Status = Literal["in-effect", "undone", "corrected", "control"]
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One event of a game's log: `undone` events were taken back (a history strikes them
+    through), `corrected` throws were replaced, `control` events are the undos and redos."""
+
+    index: int
+    event: Event
+    status: Status
+
+    def __repr__(self) -> str:
+        return f"<LogEntry {self.index} {self.event.kind} {self.status}>"
+
+
+__all__ = ["Game", "LogEntry", "GameState", "Phase", "PlayerState", "RollOff", "ThrowRecord", "TurnRecord", "check_players"]
 
 
 def check_players(players: Sequence[str]) -> tuple[str, ...]:
@@ -62,7 +80,10 @@ class Game:
         self._events: list[Event] = []
         self._table = self._new_table()
         self._effective: list[Event] = []
-        self._redo: list[list[Event]] = []  # groups of events undone together, last undone last
+        self._sources: list[int] = []  # for each event in effect, the index of the event that put it there
+        self._corrected: set[int] = set()  # throws a correction replaced
+        # Groups of events undone together (last undone last), with their sources.
+        self._redo: list[tuple[list[Event], list[int]]] = []
         for event in events:
             self.apply(event)
 
@@ -99,15 +120,20 @@ class Game:
         elif isinstance(event, Redone):
             if not self._redo:
                 raise NothingToRedo("there is nothing to redo")
-            self._rebuild(self._effective + self._redo[-1])
+            events, sources = self._redo[-1]
+            self._rebuild(self._effective + events)
+            self._sources += sources
             self._redo.pop()
         elif isinstance(event, Corrected):
             self._check_correction(event)
             self._rebuild(self._effective[:-1] + [Thrown(event.faces)])
+            self._corrected.add(self._sources[-1])
+            self._sources[-1] = len(self._events)
             self._redo.clear()
         else:
             self._table.apply(event)
             self._effective.append(event)
+            self._sources.append(len(self._events))
             self._redo.clear()
         self._events.append(event)
         return self.state
@@ -120,8 +146,9 @@ class Game:
             raise IllegalThrow(f"the corrected throw has {len(event.faces)} dice, the throw had {len(last.faces)}")
 
     def _undo_to(self, keep: int) -> None:
-        undone = self._effective[keep:]
+        undone = (self._effective[keep:], self._sources[keep:])
         self._rebuild(self._effective[:keep])
+        del self._sources[keep:]
         self._redo.append(undone)
 
     def _rebuild(self, effective: list[Event]) -> None:
@@ -195,6 +222,20 @@ class Game:
         if name not in names:
             raise IllegalChange(f"no player is called {name}; the players are {', '.join(names)}")
         return names.index(name)
+
+    def log(self) -> tuple[LogEntry, ...]:
+        """Every event ever added, oldest first, with what became of it: a history that shows
+        undos and corrections instead of hiding them."""
+        in_effect = set(self._sources)
+
+        def status(index: int, event: Event) -> Status:
+            if isinstance(event, (Undone, TurnUndone, Redone)):
+                return "control"
+            if index in in_effect:
+                return "in-effect"
+            return "corrected" if index in self._corrected else "undone"
+
+        return tuple(LogEntry(i, e, status(i, e)) for i, e in enumerate(self._events))
 
     # ---- storage ----------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, object]:

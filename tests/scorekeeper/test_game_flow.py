@@ -217,3 +217,16 @@ def test_every_new_event_round_trips_through_its_json_form():
     events = [event_from_dict(e.to_dict()) for e in game.events]
     assert events == list(game.events) and events[0] == StartRolled(3)
     assert Game(["Ann", "Bob"], FAMILY, events).state == game.state
+
+
+def test_the_log_shows_undone_and_corrected_events():
+    game = Game(["Ann", "Bob"], FAMILY)
+    game.throw([1, 5, 2, 3, 4]); game.correct([1, 1, 2, 3, 4]); game.keep([1, 1])
+    game.undo(); game.keep([1]); game.throw([5, 5, 5, 2]); game.undo_turn(); game.redo()
+    statuses = [(entry.event.kind, entry.status) for entry in game.log()]
+    assert statuses == [
+        ("throw", "corrected"), ("correct", "in-effect"), ("keep", "undone"), ("undo", "control"),
+        ("keep", "in-effect"), ("throw", "in-effect"), ("undo-turn", "control"), ("redo", "control"),
+    ]
+    game.undo()
+    assert game.log()[5].status == "undone" and game.log()[4].status == "in-effect"

@@ -6,6 +6,7 @@ from scorekeeper import (
     DiceError,
     Game,
     GameOver,
+    IllegalBank,
     IllegalChange,
     IllegalPoints,
     IllegalRollOff,
@@ -94,7 +95,7 @@ def test_typed_points_must_reach_the_entry_and_cannot_mix_with_dice():
     game = Game(["Ann"], preset("farkle"))
     game.enter_points(300)
     assert not game.state.can_bank
-    with pytest.raises(Exception, match="500"):
+    with pytest.raises(IllegalBank, match="500"):
         game.bank()
     game = Game(["Ann"], preset("farkle"))
     game.throw([1, 2, 3, 4, 6, 6]); game.keep([1])

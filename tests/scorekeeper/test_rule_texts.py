@@ -40,6 +40,11 @@ def test_boxcar_is_only_taken_where_it_is_worth_more_and_not_after_a_piggyback()
     game.throw([2, 2, 3, 5])
     with pytest.raises(IllegalKeep):
         game.keep([2, 2, 3, 5])  # with the 1 and 5 set aside these are not three pairs
+    four = Game(["A"], ALTERNATIVE.replace(four_and_pair=True))
+    four.throw([1, 2, 3, 4, 6, 6]); four.keep([1])
+    state = four.throw([1, 1, 1, 5, 5])  # with the 1 set aside: four 1s and a pair, a boxcar of 650
+    assert state.keeps[0] == Keep((1, 1, 1, 5, 5), 1100)  # the ordinary value is worth more
+    assert four.keep([1, 1, 1, 5, 5]).turn_total == 1200
     rules = ALTERNATIVE.replace(piggyback=True)
     game = Game(["A", "B"], rules)
     game.throw([1, 1, 5, 5, 2, 3]); game.keep([1, 1, 5, 5]); game.bank()

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Any, Literal
 
 from scorekeeper.dice import Keep, counts_of, parse_face, parse_faces
 from scorekeeper.errors import (
@@ -158,22 +158,10 @@ class Table:
     def apply(self, event: Event) -> None:
         if isinstance(event, TURN_OPENERS) and not self.started:
             self.turn_began = self.applied
-        handler = {
-            Thrown: lambda e: self.on_throw(e.faces),
-            Kept: lambda e: self.on_keep(e.dice),
-            Banked: lambda e: self.on_bank(),
-            Piggybacked: lambda e: self.on_piggyback(),
-            PointsEntered: lambda e: self.on_points(e.points),
-            FarkleDeclared: lambda e: self.on_farkle_declared(),
-            StartRolled: lambda e: self.on_start_roll(e.face),
-            Renamed: lambda e: self.on_rename(e.player, e.name),
-            TargetChanged: lambda e: self.on_target(e.target),
-            PlayerAdded: lambda e: self.on_add(e.name),
-            PlayerRemoved: lambda e: self.on_remove(e.player),
-        }.get(type(event))
+        handler = _HANDLERS.get(type(event))
         if handler is None:
             raise TypeError(f"{type(event).__name__} cannot be folded directly")
-        handler(event)
+        handler(self, event)
         self.applied += 1
 
     def on_throw(self, faces: tuple[int, ...]) -> None:
@@ -494,6 +482,21 @@ class Table:
             can_undo=can_undo,
             can_redo=can_redo,
         )
+
+
+_HANDLERS: dict[type[Event], Callable[[Table, Any], None]] = {
+    Thrown: lambda t, e: t.on_throw(e.faces),
+    Kept: lambda t, e: t.on_keep(e.dice),
+    Banked: lambda t, e: t.on_bank(),
+    Piggybacked: lambda t, e: t.on_piggyback(),
+    PointsEntered: lambda t, e: t.on_points(e.points),
+    FarkleDeclared: lambda t, e: t.on_farkle_declared(),
+    StartRolled: lambda t, e: t.on_start_roll(e.face),
+    Renamed: lambda t, e: t.on_rename(e.player, e.name),
+    TargetChanged: lambda t, e: t.on_target(e.target),
+    PlayerAdded: lambda t, e: t.on_add(e.name),
+    PlayerRemoved: lambda t, e: t.on_remove(e.player),
+}
 
 
 def _show(faces: Iterable[int]) -> str:

@@ -15,6 +15,8 @@ KINDS = ("doubling", "per-face", "flat", "triples")
 INSTANT_WIN = ("none", "six-ones", "six-of-a-kind")
 HOT_DICE = ("must-roll", "may-roll")
 FINISH = ("immediate", "last-chance", "complete-round")
+TIE_REPLAY = ("tied-only", "everyone")
+STARTS = ("seat-order", "highest-roll")
 
 # Whole-throw combinations: a points value, or None when the ruleset does not use them.
 COMBINATIONS = ("three_pairs", "straight", "small_straight", "full_house", "two_triplets")
@@ -56,6 +58,11 @@ class Ruleset:
     hot_dice: str = "may-roll"
     finish: str = "immediate"
     three_farkle_penalty: int = 0
+    boxcar: bool = False
+    pass_scores_throw: bool = False
+    piggyback_sweep: bool = True
+    tie_replay: str = "tied-only"
+    starts: str = "seat-order"
 
     def __post_init__(self) -> None:
         _check(isinstance(self.name, str) and 0 < len(self.name) <= MAX_NAME_LENGTH and self.name.isprintable(),
@@ -66,11 +73,13 @@ class Ruleset:
         _check(self.instant_win in INSTANT_WIN, f"instant_win must be one of {', '.join(INSTANT_WIN)}, not {short(self.instant_win)}")
         _check(self.hot_dice in HOT_DICE, f"hot_dice must be one of {', '.join(HOT_DICE)}, not {short(self.hot_dice)}")
         _check(self.finish in FINISH, f"finish must be one of {', '.join(FINISH)}, not {short(self.finish)}")
+        _check(self.tie_replay in TIE_REPLAY, f"tie_replay must be one of {', '.join(TIE_REPLAY)}, not {short(self.tie_replay)}")
+        _check(self.starts in STARTS, f"starts must be one of {', '.join(STARTS)}, not {short(self.starts)}")
         for key in COMBINATIONS:
             value = getattr(self, key)
             if value is not None:
                 _check_range(key, value, "or off")
-        for key in ("target_strict", "four_and_pair", "piggyback"):
+        for key in ("target_strict", "four_and_pair", "piggyback", "boxcar", "pass_scores_throw", "piggyback_sweep"):
             _check(isinstance(getattr(self, key), bool), f"{key} must be true or false, not {short(getattr(self, key))}")
 
     def replace(self, **changes: Any) -> Ruleset:
@@ -173,17 +182,20 @@ def _parse_int(key: str, value: object) -> int:
 PRESETS: dict[str, Ruleset] = {
     r.name: r
     for r in (
-        Ruleset(name="family", dice=5, kinds="doubling", three_pairs=750, straight=1500,
-                instant_win="six-ones", entry=0, hot_dice="may-roll", finish="immediate"),
+        # The family text's three pairs, straight and six 1s need a sixth die: they are Farke's.
+        Ruleset(name="family", dice=5, kinds="doubling", entry=0, hot_dice="may-roll", finish="immediate",
+                starts="highest-roll"),
         Ruleset(name="farke", dice=6, kinds="doubling", three_pairs=750, straight=1500,
-                instant_win="six-ones", entry=750, hot_dice="may-roll", finish="immediate"),
+                instant_win="six-ones", entry=750, hot_dice="may-roll", finish="immediate",
+                starts="highest-roll"),
         Ruleset(name="tenthousand", dice=6, kinds="per-face", three_pairs=1000, straight=1500,
                 entry=500, hot_dice="must-roll", finish="complete-round"),
         Ruleset(name="wikipedia", dice=6, kinds="doubling", three_pairs=750, straight=2000,
                 instant_win="six-of-a-kind", entry=550, piggyback=True, hot_dice="may-roll",
                 finish="last-chance"),
         Ruleset(name="zilch", dice=6, kinds="doubling", three_pairs=1000, straight=3000, entry=500,
-                piggyback=True, hot_dice="must-roll", finish="last-chance", target_strict=True),
+                piggyback=True, hot_dice="must-roll", finish="last-chance", target_strict=True,
+                pass_scores_throw=True),
         Ruleset(name="stone", dice=6, kinds="triples", three_pairs=1500, four_and_pair=True,
                 straight=3000, entry=0, hot_dice="may-roll", finish="immediate"),
         Ruleset(name="farkle", dice=6, kinds="flat", three_pairs=1500, four_and_pair=True,
@@ -194,8 +206,8 @@ PRESETS: dict[str, Ruleset] = {
 
 HOUSE_RULES: dict[str, dict[str, object]] = {
     "greed": {"entry": 1000},
-    "amish": {"piggyback": True},
-    "alternative-sets": {"small_straight": 1000, "full_house": 750},
+    "amish": {"piggyback": True, "piggyback_sweep": False},
+    "alternative-sets": {"small_straight": 1000, "full_house": 750, "boxcar": True},
 }
 """House rules named in the rule texts, as knob settings to lay over any preset."""
 

@@ -26,8 +26,8 @@ def test_score_lists_keeps_highest_first(capsys):
 
 
 def test_score_farkle_and_settings(capsys):
-    code, [obj], _ = run(capsys, "score", "--rules", "family", "--set", "straight=off", "2", "2", "3", "4", "6")
-    assert code == 0 and obj["farkle"] is True and obj["keeps"] == [] and obj["rules"] == "family+"
+    code, [obj], _ = run(capsys, "score", "--rules", "farke", "--set", "three_pairs=off", "2", "2", "3", "3", "6", "6")
+    assert code == 0 and obj["farkle"] is True and obj["keeps"] == [] and obj["rules"] == "farke+"
 
 
 def test_score_batch_reads_one_throw_per_line(capsys, monkeypatch):

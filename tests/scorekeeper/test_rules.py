@@ -4,8 +4,10 @@ from scorekeeper import PRESETS, Ruleset, RulesError, house_rule, knob_names, pr
 
 
 def test_presets_match_their_rule_texts():
-    assert preset("family").dice == 5 and preset("family").instant_win == "six-ones"
-    assert preset("farke").entry == 750 and preset("farke").dice == 6
+    fam = preset("family")
+    assert (fam.dice, fam.three_pairs, fam.straight, fam.instant_win, fam.starts) == (5, None, None, "none", "highest-roll")
+    fa = preset("farke")
+    assert (fa.dice, fa.entry, fa.three_pairs, fa.straight, fa.instant_win) == (6, 750, 750, 1500, "six-ones")
     tt = preset("tenthousand")
     assert (tt.kinds, tt.three_pairs, tt.straight, tt.entry, tt.hot_dice, tt.finish) == (
         "per-face", 1000, 1500, 500, "must-roll", "complete-round")
@@ -14,10 +16,26 @@ def test_presets_match_their_rule_texts():
         2000, 550, True, "six-of-a-kind", "last-chance")
     z = preset("zilch")
     assert (z.straight, z.three_pairs, z.target_strict, z.piggyback, z.hot_dice) == (3000, 1000, True, True, "must-roll")
+    assert z.pass_scores_throw and not preset("wikipedia").pass_scores_throw
+    assert tt.tie_replay == "tied-only"
     st = preset("stone")
     assert (st.kinds, st.three_pairs, st.four_and_pair, st.straight, st.entry) == ("triples", 1500, True, 3000, 0)
     fk = preset("farkle")
     assert (fk.kinds, fk.two_triplets, fk.three_farkle_penalty, fk.entry) == ("flat", 2500, 1000, 500)
+
+
+def test_no_preset_names_a_combination_its_dice_cannot_make():
+    from scorekeeper.scoring import combinations
+
+    for rules in PRESETS.values():
+        names = {c.name for c in combinations(rules)}
+        for knob, name in [("three_pairs", "three pairs"), ("straight", "straight"),
+                           ("small_straight", "small straight 1-5"), ("full_house", "full house"),
+                           ("two_triplets", "two triplets")]:
+            assert (getattr(rules, knob) is not None) == (name in names), (rules.name, knob)
+        six = {f"6 x {face}" for face in range(1, 7)}
+        assert (rules.instant_win != "none") == any(c.instant_win for c in combinations(rules)), rules.name
+        assert rules.dice == 6 or not names & six
 
 
 def test_unknown_preset_lists_the_known_names():
@@ -38,6 +56,7 @@ def test_settings_parse_text_values():
 @pytest.mark.parametrize("key, value", [
     ("entry", "lots"), ("dice", "4"), ("kinds", "squares"), ("piggyback", "maybe"),
     ("finish", "never"), ("colour", "red"), ("target", "-5"), ("three_pairs", "-1"),
+    ("tie_replay", "coin"), ("starts", "youngest"), ("boxcar", "sometimes"),
 ])
 def test_bad_settings_raise_rules_error(key, value):
     with pytest.raises(RulesError):
@@ -47,7 +66,10 @@ def test_bad_settings_raise_rules_error(key, value):
 def test_house_rules_are_knob_settings():
     greed = preset("family").with_settings(house_rule("greed"))
     assert greed.entry == 1000
-    assert preset("family").with_settings(house_rule("amish")).piggyback
+    amish = preset("family").with_settings(house_rule("amish"))
+    assert amish.piggyback and not amish.piggyback_sweep
+    alternative = preset("wikipedia").with_settings(house_rule("alternative-sets"))
+    assert (alternative.small_straight, alternative.full_house, alternative.boxcar) == (1000, 750, True)
     with pytest.raises(RulesError, match="greed"):
         house_rule("nope")
 

@@ -8,6 +8,8 @@ from typing import ClassVar
 
 from scorekeeper.dice import parse_face, parse_faces
 from scorekeeper.errors import DiceError, MalformedInput
+from scorekeeper.numbers import MAX_DIGITS, short
+from scorekeeper.numbers import parse_whole as parse_whole_text
 
 
 @dataclass(frozen=True)
@@ -169,31 +171,40 @@ EVENT_TYPES: dict[str, type[Event]] = {
 }
 
 
+MAX_PLAYER_NAME = 40
+"""The longest player name an event may carry, as on the web's new-game form."""
+
+
 def parse_whole(value: object, what: str) -> int:
-    """A whole number from JSON or text ("350", "+350"); anything else is MalformedInput."""
+    """A whole number from JSON or text ("350", "+350"): ASCII digits of bounded length (see
+    scorekeeper.numbers); anything else is MalformedInput."""
     if isinstance(value, str):
-        text = value.strip().lstrip("+").replace(",", "").replace("_", "")
-        if text.isdigit():
-            return int(text)
-    elif isinstance(value, int) and not isinstance(value, bool):
+        text = value.strip()
+        number = parse_whole_text(text[1:] if text.startswith("+") else text, separators=",_")
+        if number is not None:
+            return number
+    elif isinstance(value, int) and not isinstance(value, bool) and abs(value) < 10 ** MAX_DIGITS:
         return value
-    raise MalformedInput(f"{what} must be a whole number, not {value!r}")
+    raise MalformedInput(f"{what} must be a whole number of at most {MAX_DIGITS} digits, not {short(value)}")
 
 
 def parse_name(value: object) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise MalformedInput(f"a player's name must be non-empty text, not {value!r}")
-    return value.strip()
+        raise MalformedInput(f"a player's name must be non-empty text, not {short(value)}")
+    name = value.strip()
+    if len(name) > MAX_PLAYER_NAME or not name.isprintable():
+        raise MalformedInput(f"a player's name must be at most {MAX_PLAYER_NAME} printable characters, not {short(value)}")
+    return name
 
 
 def event_from_dict(data: Mapping[str, object]) -> Event:
     """An event from its JSON form; malformed data raises DiceError (a ValueError)."""
     if not isinstance(data, Mapping):
-        raise DiceError(f"an event must be an object, not {data!r}")
+        raise DiceError(f"an event must be an object, not {short(data)}")
     kind = data.get("type")
     cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None
     if cls is None:
-        raise DiceError(f"unknown event type {kind!r}; known: {', '.join(EVENT_TYPES)}")
+        raise DiceError(f"unknown event type {short(kind)}; known: {', '.join(EVENT_TYPES)}")
     if cls in (Thrown, Corrected):
         return cls(parse_faces(data.get("faces", ())))  # type: ignore[call-arg]
     if cls is Kept:

@@ -32,9 +32,14 @@ from scorekeeper.events import (
     TargetChanged,
     Thrown,
 )
-from scorekeeper.rules import Ruleset
+from scorekeeper.numbers import short
+from scorekeeper.rules import RANGES, Ruleset, range_text
 from scorekeeper.scoring import is_three_pairs, legal_keeps, score_table, throw_values
 from scorekeeper.state import GameState, Phase, PlayerState, RollOff, ThrowRecord, TurnRecord
+
+MAX_SEATS = 24
+"""Players who join take a new seat and those who leave keep theirs: this bounds the table (and
+the work of every event) however many join and leave."""
 
 TURN_OPENERS = (Thrown, Piggybacked, PointsEntered, FarkleDeclared)
 """Events that begin a turn when nothing has happened in it yet."""
@@ -380,8 +385,9 @@ class Table:
 
     def on_target(self, target: int) -> None:
         self._check_open()
-        if target <= 0:
-            raise IllegalChange(f"the target must be a positive number of points, not {target}")
+        low, high = RANGES["target"]
+        if not low <= target <= high:
+            raise IllegalChange(f"the target must be {range_text('target')}, not {short(target)}")
         if self.final_round:
             raise IllegalChange("the final round has begun: the target can no longer change")
         new = self.rules.replace(target=target, name=self.rules.name)
@@ -392,6 +398,8 @@ class Table:
 
     def on_add(self, name: str) -> None:
         self._check_changing_players()
+        if len(self.players) >= MAX_SEATS:
+            raise IllegalChange(f"a game has at most {MAX_SEATS} seats, those of players who left included")
         if any(p.name == name for p in self.players):
             raise IllegalChange(f"a player called {name} is already in the game")
         # The new seat comes right after the last seat in play; it starts level with that seat, so

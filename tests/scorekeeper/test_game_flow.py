@@ -231,3 +231,20 @@ def test_the_log_shows_undone_and_corrected_events():
     ]
     game.undo()
     assert game.log()[5].status == "undone" and game.log()[4].status == "in-effect"
+
+
+def test_the_target_keeps_to_the_knob_range_and_seats_are_bounded():
+    from scorekeeper.rules import RANGES
+    from scorekeeper.table import MAX_SEATS
+
+    game = Game(["Ann", "Bob"], preset("family"))
+    with pytest.raises(IllegalChange, match="from 1 to 1000000"):
+        game.change_target(RANGES["target"][1] + 1)
+    game.change_target(RANGES["target"][1])
+    assert game.state.rules.target == RANGES["target"][1]
+    for n in range(MAX_SEATS - 2):
+        game.add_player(f"P{n}")
+        game.remove_player(f"P{n}")
+    with pytest.raises(IllegalChange, match=f"at most {MAX_SEATS} seats"):
+        game.add_player("One too many")
+    assert len(game.state.players) == MAX_SEATS

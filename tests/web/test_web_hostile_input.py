@@ -130,6 +130,9 @@ def test_an_oversized_action_body_is_413(client, new_table):
     ("knob_target", "9" * 5000, ["target must be a whole number from 1 to 1000000"]),
     ("knob_dice", "9", ["dice must be 5 or 6"]),
     ("knob_piggyback", "maybe", ["piggyback must be true or false"]),
+    ("knob_boxcar", "maybe", ["boxcar must be true or false"]),
+    ("knob_tie_replay", "coin", ["tie_replay must be one of tied-only, everyone"]),
+    ("knob_starts", "\u00b2", ["starts must be one of seat-order, highest-roll"]),
 ])
 def test_bad_form_knobs_are_400_with_the_form_again(client, db_path, knob, value, words):
     before = stored(db_path)
@@ -199,13 +202,14 @@ JSON = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=4)
                     | st.dictionaries(st.text(max_size=8) | st.sampled_from(["dice", "version", "type"]),
                                       inner, max_size=4), max_leaves=12)
 KNOBS = st.dictionaries(st.sampled_from(["dice", "target", "entry", "straight", "three_pairs", "piggyback",
-                                         "kinds", "hot_dice", "three_farkle_penalty", "speed"]),
+                                         "kinds", "hot_dice", "three_farkle_penalty", "speed", "boxcar",
+                                         "pass_scores_throw", "piggyback_sweep", "tie_replay", "starts"]),
                         SCALARS | JSON, max_size=3)
 CREATE = st.fixed_dictionaries({}, optional={
     "players": st.lists(HOSTILE_TEXT | st.text(max_size=6), max_size=14) | JSON,
     "rules": st.sampled_from(["family", "zilch", "farkle", "poker"]) | JSON,
     "set": KNOBS | JSON,
-    "house": st.lists(st.sampled_from(["greed", "amish", "cheat"]), max_size=3) | JSON,
+    "house": st.lists(st.sampled_from(["greed", "amish", "alternative-sets", "cheat"]), max_size=3) | JSON,
     "source": st.sampled_from(["virtual", "manual", "camera", "robot"]) | JSON,
 })
 ACTION = st.fixed_dictionaries({}, optional={
@@ -215,7 +219,8 @@ ACTION = st.fixed_dictionaries({}, optional={
 RAW = st.binary(max_size=64) | st.sampled_from([nested(5000), b"[" * 40, b'{"a": 1e999}', b"\xff\xfe", b"{}"])
 FORM = st.dictionaries(
     st.sampled_from(["player", "rules", "source", "house", "knob_target", "knob_entry", "knob_dice",
-                     "knob_straight", "knob_piggyback", "knob_kinds"]),
+                     "knob_straight", "knob_piggyback", "knob_kinds", "knob_boxcar", "knob_tie_replay",
+                     "knob_starts", "knob_pass_scores_throw", "knob_piggyback_sweep"]),
     HOSTILE_TEXT | st.text(max_size=10), max_size=6)
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -263,8 +268,11 @@ def test_fuzzed_action_bodies(client, db_path, new_table, body, action, if_match
     "players": st.lists(HOSTILE_TEXT, min_size=1, max_size=3) | JSON,
     "rules": st.fixed_dictionaries({"name": HOSTILE_TEXT | JSON}, optional={"dice": SCALARS, "target": SCALARS,
                                                                           "entry": SCALARS}) | JSON,
-    "events": st.lists(st.fixed_dictionaries({"type": st.sampled_from(["throw", "keep", "bank", "x"]) | JSON},
-                                             optional={"faces": JSON, "dice": JSON}), max_size=4) | JSON,
+    "events": st.lists(st.fixed_dictionaries(
+        {"type": st.sampled_from(["throw", "keep", "bank", "x", "start-roll", "points", "farkle", "rename", "target",
+                                  "add-player", "remove-player", "undo", "undo-turn", "redo"]) | JSON},
+        optional={"faces": JSON, "dice": JSON, "face": SCALARS, "points": SCALARS, "player": SCALARS,
+                  "name": SCALARS, "target": SCALARS}), max_size=4) | JSON,
 }, optional={"source": st.sampled_from(["manual", "camera", "robot"]) | JSON}))
 def test_fuzzed_imports(client, db_path, exported):
     before = stored(db_path)
@@ -288,4 +296,23 @@ def test_an_import_past_the_event_cap_is_400(client, db_path):
     body = {"players": ["Ann"], "rules": {"name": "family"}, "events": [{"type": "bank"}] * (MAX_IMPORT_EVENTS + 1)}
     response = client.post("/api/games/import", json=body)
     assert response.status_code == 400 and f"at most {MAX_IMPORT_EVENTS} events" in response.get_json()["error"]
+    assert stored(db_path) == before
+
+
+@pytest.mark.parametrize("event, words", [
+    ({"type": "points", "points": "\u00b2"}, ["points must be a whole number"]),
+    ({"type": "points", "points": "9" * 5000}, ["points must be a whole number"]),
+    ({"type": "target", "target": 10 ** 14}, ["the target must be a whole number"]),
+    ({"type": "target", "target": 2_000_000}, ["the target must be a whole number from 1 to 1000000"]),
+    ({"type": "rename", "player": 0, "name": "x" * 500}, ["at most 40 printable characters"]),
+    ({"type": "add-player", "name": "Zed\x00"}, ["at most 40 printable characters"]),
+    ({"type": "remove-player", "player": 2 ** 40}, ["a seat must be a whole number"]),
+    ({"type": "remove-player", "player": 99}, ["no player in seat 99"]),
+])
+def test_bad_new_events_in_an_import_are_400(client, db_path, event, words):
+    before = stored(db_path)
+    body = {"players": ["Ann", "Bob"], "rules": {"name": "family"}, "events": [event]}
+    response = client.post("/api/games/import", json=body)
+    assert response.status_code == 400, response.get_data(as_text=True)[:300]
+    assert all(word in response.get_json()["error"] for word in words)
     assert stored(db_path) == before

@@ -13,6 +13,7 @@ from dicekeeper import __version__
 # on them; `func(args)` returns the exit code.
 COMMAND_MODULES = (
     "dicekeeper.commands.engine",
+    "dicekeeper.commands.play",
     "dicekeeper.commands.vision",
     "dicekeeper.commands.serve",
     "dicekeeper.commands.strategy",

@@ -9,15 +9,38 @@ from scorekeeper.errors import (
     GameOver,
     IllegalAction,
     IllegalBank,
+    IllegalChange,
     IllegalKeep,
     IllegalPiggyback,
+    IllegalPoints,
+    IllegalRollOff,
     IllegalThrow,
+    MalformedInput,
+    NothingToRedo,
     NothingToUndo,
     RulesError,
     ScorekeeperError,
 )
-from scorekeeper.events import Banked, Corrected, Event, Kept, Piggybacked, Thrown, Undone, event_from_dict
-from scorekeeper.game import Game, GameState, PlayerState, ThrowRecord, TurnRecord
+from scorekeeper.events import (
+    Banked,
+    Corrected,
+    Event,
+    FarkleDeclared,
+    Kept,
+    Piggybacked,
+    PlayerAdded,
+    PlayerRemoved,
+    PointsEntered,
+    Redone,
+    Renamed,
+    StartRolled,
+    TargetChanged,
+    Thrown,
+    TurnUndone,
+    Undone,
+    event_from_dict,
+)
+from scorekeeper.game import Game, GameState, LogEntry, PlayerState, RollOff, ThrowRecord, TurnRecord
 from scorekeeper.odds import ThrowOdds, odds, throw_odds
 from scorekeeper.rules import DEFAULT_PRESET, HOUSE_RULES, PRESETS, Ruleset, house_rule, knob_names, preset, ruleset_from_toml
 from scorekeeper.scoring import is_farkle, is_legal_keep, legal_keeps, score
@@ -29,4 +52,7 @@ __all__ = [
     "Throw", "ThrowOdds", "ThrowRecord", "Thrown", "TurnRecord", "Undone", "event_from_dict", "house_rule",
     "is_farkle", "is_legal_keep", "knob_names", "legal_keeps", "odds", "parse_face", "parse_faces", "preset",
     "ruleset_from_toml", "score", "throw_odds",
+    "FarkleDeclared", "IllegalChange", "IllegalPoints", "IllegalRollOff", "MalformedInput", "NothingToRedo",
+    "PlayerAdded", "PlayerRemoved", "PointsEntered", "Redone", "Renamed", "RollOff", "StartRolled",
+    "TargetChanged", "TurnUndone", "LogEntry",
 ]

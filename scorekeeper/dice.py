@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sized
 from dataclasses import dataclass
 from enum import IntEnum
 
 from scorekeeper.errors import DiceError
+from scorekeeper.numbers import parse_whole, short
+
+MAX_DICE = 6
+"""No ruleset plays with more dice."""
 
 Counts = tuple[int, int, int, int, int, int]
 """How many dice show each face: index 0 counts the 1s, index 5 the 6s."""
@@ -26,26 +30,29 @@ def parse_face(value: object) -> int:
     if isinstance(value, bool):
         raise DiceError(f"a die face must be a whole number from 1 to 6, not {value!r}")
     if isinstance(value, str):
-        text = value.strip()
-        if not text.isdigit():
-            raise DiceError(f"a die face must be a whole number from 1 to 6, not {value!r}")
-        value = int(text)
+        number = parse_whole(value, max_digits=2)
+        if number is None:
+            raise DiceError(f"a die face must be a whole number from 1 to 6, not {short(value)}")
+        value = number
     if not isinstance(value, int):
-        raise DiceError(f"a die face must be a whole number from 1 to 6, not {value!r}")
+        raise DiceError(f"a die face must be a whole number from 1 to 6, not {short(value)}")
     if not 1 <= value <= 6:
-        raise DiceError(f"a die face must be from 1 to 6, not {value}")
+        raise DiceError(f"a die face must be from 1 to 6, not {short(value)}")
     return int(value)
 
 
 def parse_faces(values: Iterable[object], max_dice: int | None = None) -> tuple[int, ...]:
     """Faces as a tuple of ints, checked one by one and, when given, against the number of dice."""
     if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise DiceError(f"dice must be a list of faces, not {values!r}")
+        raise DiceError(f"dice must be a list of faces, not {short(values)}")
+    limit = MAX_DICE if max_dice is None else max_dice
+    if isinstance(values, Sized) and len(values) > limit:  # before parsing a list of any length
+        raise DiceError(f"{len(values)} dice given, but the game is played with {limit}")
     faces = tuple(parse_face(v) for v in values)
     if not faces:
         raise DiceError("no dice given")
-    if max_dice is not None and len(faces) > max_dice:
-        raise DiceError(f"{len(faces)} dice given, but the game is played with {max_dice}")
+    if len(faces) > limit:
+        raise DiceError(f"{len(faces)} dice given, but the game is played with {limit}")
     return faces
 
 

@@ -41,3 +41,25 @@ class GameOver(IllegalAction):
 
 class NothingToUndo(IllegalAction):
     """Undo with no event left to take back."""
+
+
+class MalformedInput(DiceError):
+    """Malformed input other than faces: points that are not a whole number, an empty name, an
+    unknown action word. A DiceError, so callers that catch malformed dice catch it too."""
+
+
+class IllegalPoints(IllegalAction):
+    """Typed points the rules cannot give: not a multiple of 50, more than a throw can score, or
+    typed into a turn played with dice."""
+
+
+class IllegalChange(IllegalAction):
+    """Renaming, a new target, or adding or removing a player when the game does not allow it."""
+
+
+class IllegalRollOff(IllegalAction):
+    """A roll for the first turn after the first turn has begun or the roll-off is decided."""
+
+
+class NothingToRedo(IllegalAction):
+    """Redo with nothing undone since the last new event."""

@@ -6,8 +6,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
-from scorekeeper.dice import parse_faces
-from scorekeeper.errors import DiceError
+from scorekeeper.dice import parse_face, parse_faces
+from scorekeeper.errors import DiceError, MalformedInput
+from scorekeeper.numbers import MAX_DIGITS, short
+from scorekeeper.numbers import parse_whole as parse_whole_text
 
 
 @dataclass(frozen=True)
@@ -72,21 +74,151 @@ class Undone(Event):
     kind: ClassVar[str] = "undo"
 
 
+@dataclass(frozen=True)
+class TurnUndone(Event):
+    """Takes back every event of the current turn, or of the last finished turn when the current
+    one has not begun."""
+
+    kind: ClassVar[str] = "undo-turn"
+
+
+@dataclass(frozen=True)
+class Redone(Event):
+    """Puts back what the last undo took back; any other new event ends what can be redone."""
+
+    kind: ClassVar[str] = "redo"
+
+
+@dataclass(frozen=True)
+class StartRolled(Event):
+    """The next player of the roll-off for the first turn rolled one die and it shows `face`."""
+
+    face: int
+    kind: ClassVar[str] = "start-roll"
+
+    def to_dict(self) -> dict[str, object]:
+        return {"type": self.kind, "face": self.face}
+
+
+@dataclass(frozen=True)
+class PointsEntered(Event):
+    """Points typed for a throw of real dice that nobody read ("+350")."""
+
+    points: int
+    kind: ClassVar[str] = "points"
+
+    def to_dict(self) -> dict[str, object]:
+        return {"type": self.kind, "points": self.points}
+
+
+@dataclass(frozen=True)
+class FarkleDeclared(Event):
+    """A farkle typed by hand: the turn ends with nothing."""
+
+    kind: ClassVar[str] = "farkle"
+
+
+@dataclass(frozen=True)
+class Renamed(Event):
+    """The player in seat `player` (0 first) is called `name` from now on."""
+
+    player: int
+    name: str
+    kind: ClassVar[str] = "rename"
+
+    def to_dict(self) -> dict[str, object]:
+        return {"type": self.kind, "player": self.player, "name": self.name}
+
+
+@dataclass(frozen=True)
+class TargetChanged(Event):
+    """The score that wins the game is `target` from now on."""
+
+    target: int
+    kind: ClassVar[str] = "target"
+
+    def to_dict(self) -> dict[str, object]:
+        return {"type": self.kind, "target": self.target}
+
+
+@dataclass(frozen=True)
+class PlayerAdded(Event):
+    """A new player takes the last seat, between two turns."""
+
+    name: str
+    kind: ClassVar[str] = "add-player"
+
+    def to_dict(self) -> dict[str, object]:
+        return {"type": self.kind, "name": self.name}
+
+
+@dataclass(frozen=True)
+class PlayerRemoved(Event):
+    """The player in seat `player` leaves the game between two turns; the seat keeps its history."""
+
+    player: int
+    kind: ClassVar[str] = "remove-player"
+
+    def to_dict(self) -> dict[str, object]:
+        return {"type": self.kind, "player": self.player}
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
-    cls.kind: cls for cls in (Thrown, Kept, Banked, Piggybacked, Corrected, Undone)
+    cls.kind: cls for cls in (
+        Thrown, Kept, Banked, Piggybacked, Corrected, Undone, TurnUndone, Redone, StartRolled,
+        PointsEntered, FarkleDeclared, Renamed, TargetChanged, PlayerAdded, PlayerRemoved,
+    )
 }
+
+
+MAX_PLAYER_NAME = 40
+"""The longest player name an event may carry, as on the web's new-game form."""
+
+
+def parse_whole(value: object, what: str) -> int:
+    """A whole number from JSON or text ("350", "+350"): ASCII digits of bounded length (see
+    scorekeeper.numbers); anything else is MalformedInput."""
+    if isinstance(value, str):
+        text = value.strip()
+        number = parse_whole_text(text[1:] if text.startswith("+") else text, separators=",_")
+        if number is not None:
+            return number
+    elif isinstance(value, int) and not isinstance(value, bool) and abs(value) < 10 ** MAX_DIGITS:
+        return value
+    raise MalformedInput(f"{what} must be a whole number of at most {MAX_DIGITS} digits, not {short(value)}")
+
+
+def parse_name(value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise MalformedInput(f"a player's name must be non-empty text, not {short(value)}")
+    name = value.strip()
+    if len(name) > MAX_PLAYER_NAME or not name.isprintable():
+        raise MalformedInput(f"a player's name must be at most {MAX_PLAYER_NAME} printable characters, not {short(value)}")
+    return name
 
 
 def event_from_dict(data: Mapping[str, object]) -> Event:
     """An event from its JSON form; malformed data raises DiceError (a ValueError)."""
     if not isinstance(data, Mapping):
-        raise DiceError(f"an event must be an object, not {data!r}")
+        raise DiceError(f"an event must be an object, not {short(data)}")
     kind = data.get("type")
     cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None
     if cls is None:
-        raise DiceError(f"unknown event type {kind!r}; known: {', '.join(EVENT_TYPES)}")
+        raise DiceError(f"unknown event type {short(kind)}; known: {', '.join(EVENT_TYPES)}")
     if cls in (Thrown, Corrected):
         return cls(parse_faces(data.get("faces", ())))  # type: ignore[call-arg]
     if cls is Kept:
         return Kept(parse_faces(data.get("dice", ())))
+    if cls is StartRolled:
+        return StartRolled(parse_face(data.get("face")))
+    if cls is PointsEntered:
+        return PointsEntered(parse_whole(data.get("points"), "points"))
+    if cls is Renamed:
+        return Renamed(parse_whole(data.get("player"), "a seat"), parse_name(data.get("name")))
+    if cls is TargetChanged:
+        return TargetChanged(parse_whole(data.get("target"), "the target"))
+    if cls is PlayerAdded:
+        return PlayerAdded(parse_name(data.get("name")))
+    if cls is PlayerRemoved:
+        return PlayerRemoved(parse_whole(data.get("player"), "a seat"))
     return cls()

@@ -149,6 +149,8 @@ def perform(game: Game, action: Action, rng: random.Random) -> GameState:
 
     Like every game action it raises and changes nothing when the action is not allowed.
     """
+    if action.kind == "throw" and game.state.phase == "roll-off":
+        return game.roll_for_start(roll(rng, 1)[0])  # one die each for the first turn
     if action.kind == "throw":
         return game.throw(roll(rng, game.state.dice_left))
     if action.kind == "keep":

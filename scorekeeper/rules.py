@@ -9,14 +9,32 @@ from dataclasses import dataclass
 from typing import Any
 
 from scorekeeper.errors import RulesError
+from scorekeeper.numbers import parse_whole, short
 
 KINDS = ("doubling", "per-face", "flat", "triples")
 INSTANT_WIN = ("none", "six-ones", "six-of-a-kind")
 HOT_DICE = ("must-roll", "may-roll")
 FINISH = ("immediate", "last-chance", "complete-round")
+TIE_REPLAY = ("tied-only", "everyone")
+STARTS = ("seat-order", "highest-roll")
 
 # Whole-throw combinations: a points value, or None when the ruleset does not use them.
 COMBINATIONS = ("three_pairs", "straight", "small_straight", "full_house", "two_triplets")
+
+POINT_GRID = 50
+"""Combination points are multiples of this, like every other score, so strategy tables keep their grid."""
+
+RANGES: dict[str, tuple[int, int]] = {
+    "dice": (5, 6),
+    "target": (1, 1_000_000),
+    # The strategy tables behind the advice grow with the entry score: 100,000 builds in ~0.25 s.
+    "entry": (0, 100_000),
+    "three_farkle_penalty": (0, 100_000),
+    **{key: (POINT_GRID, 10_000) for key in COMBINATIONS},
+}
+"""The smallest and largest value of every whole-number knob, both included."""
+
+MAX_NAME_LENGTH = 60
 
 
 @dataclass(frozen=True)
@@ -40,28 +58,35 @@ class Ruleset:
     hot_dice: str = "may-roll"
     finish: str = "immediate"
     three_farkle_penalty: int = 0
+    boxcar: bool = False
+    pass_scores_throw: bool = False
+    piggyback_sweep: bool = True
+    tie_replay: str = "tied-only"
+    starts: str = "seat-order"
 
     def __post_init__(self) -> None:
-        _check(self.dice in (5, 6), f"dice must be 5 or 6, not {self.dice!r}")
-        _check(_is_int(self.target) and self.target > 0, f"target must be a positive whole number, not {self.target!r}")
-        _check(self.kinds in KINDS, f"kinds must be one of {', '.join(KINDS)}, not {self.kinds!r}")
-        _check(self.instant_win in INSTANT_WIN, f"instant_win must be one of {', '.join(INSTANT_WIN)}, not {self.instant_win!r}")
-        _check(self.hot_dice in HOT_DICE, f"hot_dice must be one of {', '.join(HOT_DICE)}, not {self.hot_dice!r}")
-        _check(self.finish in FINISH, f"finish must be one of {', '.join(FINISH)}, not {self.finish!r}")
-        _check(_is_int(self.entry) and self.entry >= 0, f"entry must be a whole number >= 0, not {self.entry!r}")
-        _check(_is_int(self.three_farkle_penalty) and self.three_farkle_penalty >= 0,
-               f"three_farkle_penalty must be a whole number >= 0, not {self.three_farkle_penalty!r}")
+        _check(isinstance(self.name, str) and 0 < len(self.name) <= MAX_NAME_LENGTH and self.name.isprintable(),
+               f"a ruleset's name must be 1 to {MAX_NAME_LENGTH} printable characters, not {short(self.name)}")
+        for key in ("dice", "target", "entry", "three_farkle_penalty"):
+            _check_range(key, getattr(self, key))
+        _check(self.kinds in KINDS, f"kinds must be one of {', '.join(KINDS)}, not {short(self.kinds)}")
+        _check(self.instant_win in INSTANT_WIN, f"instant_win must be one of {', '.join(INSTANT_WIN)}, not {short(self.instant_win)}")
+        _check(self.hot_dice in HOT_DICE, f"hot_dice must be one of {', '.join(HOT_DICE)}, not {short(self.hot_dice)}")
+        _check(self.finish in FINISH, f"finish must be one of {', '.join(FINISH)}, not {short(self.finish)}")
+        _check(self.tie_replay in TIE_REPLAY, f"tie_replay must be one of {', '.join(TIE_REPLAY)}, not {short(self.tie_replay)}")
+        _check(self.starts in STARTS, f"starts must be one of {', '.join(STARTS)}, not {short(self.starts)}")
         for key in COMBINATIONS:
             value = getattr(self, key)
-            _check(value is None or (_is_int(value) and value > 0), f"{key} must be a positive number of points or off, not {value!r}")
-        for key in ("target_strict", "four_and_pair", "piggyback"):
-            _check(isinstance(getattr(self, key), bool), f"{key} must be true or false, not {getattr(self, key)!r}")
+            if value is not None:
+                _check_range(key, value, "or off")
+        for key in ("target_strict", "four_and_pair", "piggyback", "boxcar", "pass_scores_throw", "piggyback_sweep"):
+            _check(isinstance(getattr(self, key), bool), f"{key} must be true or false, not {short(getattr(self, key))}")
 
     def replace(self, **changes: Any) -> Ruleset:
         """A copy with some knobs changed; the name becomes "<name>+" unless given."""
         unknown = sorted(set(changes) - set(knob_names()) - {"name"})
         if unknown:
-            raise RulesError(f"unknown knob {unknown[0]!r}; known knobs: {', '.join(knob_names())}")
+            raise RulesError(f"unknown knob {short(unknown[0])}; known knobs: {', '.join(knob_names())}")
         if "name" not in changes and any(getattr(self, k) != v for k, v in changes.items()):
             changes["name"] = self.name if self.name.endswith("+") else f"{self.name}+"
         return dataclasses.replace(self, **changes)
@@ -94,6 +119,24 @@ def _check(ok: bool, message: str) -> None:
         raise RulesError(message)
 
 
+def range_text(key: str) -> str:
+    """How a knob's documented range reads in an error message."""
+    low, high = RANGES[key]
+    if high - low == 1:
+        return f"{low} or {high}"
+    if key in COMBINATIONS:
+        return f"a multiple of {POINT_GRID} from {low} to {high}"
+    return f"a whole number from {low} to {high}"
+
+
+def _check_range(key: str, value: object, alternative: str = "") -> None:
+    low, high = RANGES[key]
+    ok = _is_int(value) and low <= value <= high  # type: ignore[operator]
+    if ok and key in COMBINATIONS:
+        ok = value % POINT_GRID == 0  # type: ignore[operator]
+    _check(ok, f"{key} must be {range_text(key)}{' ' + alternative if alternative else ''}, not {short(value)}")
+
+
 def knob_names() -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(Ruleset) if f.name != "name")
 
@@ -105,8 +148,8 @@ _OFF = {"off", "none", "no", "false", "0", ""}
 
 def parse_knob(key: str, value: object) -> object:
     """A knob's value from text (the command line, a form) or from JSON/TOML, checked for its kind."""
-    if key not in knob_names():
-        raise RulesError(f"unknown knob {key!r}; known knobs: {', '.join(knob_names())}")
+    if not isinstance(key, str) or key not in knob_names():
+        raise RulesError(f"unknown knob {short(key)}; known knobs: {', '.join(knob_names())}")
     field_type = {f.name: f.type for f in dataclasses.fields(Ruleset)}[key]
     text = value.strip().lower() if isinstance(value, str) else None
     if field_type == "bool":
@@ -116,7 +159,7 @@ def parse_knob(key: str, value: object) -> object:
             return True
         if text in _FALSE:
             return False
-        raise RulesError(f"{key} must be true or false, not {value!r}")
+        raise RulesError(f"{key} must be true or false, not {short(value)}")
     if field_type == "int | None":
         if value is None or value is False or text in _OFF:
             return None
@@ -124,34 +167,35 @@ def parse_knob(key: str, value: object) -> object:
     if field_type == "int":
         return _parse_int(key, value)
     if not isinstance(value, str):
-        raise RulesError(f"{key} must be text, not {value!r}")
+        raise RulesError(f"{key} must be text, not {short(value)}")
     return text
 
 
 def _parse_int(key: str, value: object) -> int:
-    if _is_int(value):
-        return int(value)  # type: ignore[arg-type]
-    if isinstance(value, str):
-        text = value.strip().replace("_", "").replace(",", "")
-        if text.isdigit():
-            return int(text)
-    raise RulesError(f"{key} must be a whole number, not {value!r}")
+    number = value if _is_int(value) else parse_whole(value, separators="_,") if isinstance(value, str) else None
+    if number is None:
+        raise RulesError(f"{key} must be {range_text(key)}, not {short(value)}")
+    _check_range(key, number)
+    return number  # type: ignore[return-value]
 
 
 PRESETS: dict[str, Ruleset] = {
     r.name: r
     for r in (
-        Ruleset(name="family", dice=5, kinds="doubling", three_pairs=750, straight=1500,
-                instant_win="six-ones", entry=0, hot_dice="may-roll", finish="immediate"),
+        # The family text's three pairs, straight and six 1s need a sixth die: they are Farke's.
+        Ruleset(name="family", dice=5, kinds="doubling", entry=0, hot_dice="may-roll", finish="immediate",
+                starts="highest-roll"),
         Ruleset(name="farke", dice=6, kinds="doubling", three_pairs=750, straight=1500,
-                instant_win="six-ones", entry=750, hot_dice="may-roll", finish="immediate"),
+                instant_win="six-ones", entry=750, hot_dice="may-roll", finish="immediate",
+                starts="highest-roll"),
         Ruleset(name="tenthousand", dice=6, kinds="per-face", three_pairs=1000, straight=1500,
                 entry=500, hot_dice="must-roll", finish="complete-round"),
         Ruleset(name="wikipedia", dice=6, kinds="doubling", three_pairs=750, straight=2000,
                 instant_win="six-of-a-kind", entry=550, piggyback=True, hot_dice="may-roll",
                 finish="last-chance"),
         Ruleset(name="zilch", dice=6, kinds="doubling", three_pairs=1000, straight=3000, entry=500,
-                piggyback=True, hot_dice="must-roll", finish="last-chance", target_strict=True),
+                piggyback=True, hot_dice="must-roll", finish="last-chance", target_strict=True,
+                pass_scores_throw=True),
         Ruleset(name="stone", dice=6, kinds="triples", three_pairs=1500, four_and_pair=True,
                 straight=3000, entry=0, hot_dice="may-roll", finish="immediate"),
         Ruleset(name="farkle", dice=6, kinds="flat", three_pairs=1500, four_and_pair=True,
@@ -162,8 +206,8 @@ PRESETS: dict[str, Ruleset] = {
 
 HOUSE_RULES: dict[str, dict[str, object]] = {
     "greed": {"entry": 1000},
-    "amish": {"piggyback": True},
-    "alternative-sets": {"small_straight": 1000, "full_house": 750},
+    "amish": {"piggyback": True, "piggyback_sweep": False},
+    "alternative-sets": {"small_straight": 1000, "full_house": 750, "boxcar": True},
 }
 """House rules named in the rule texts, as knob settings to lay over any preset."""
 
@@ -177,14 +221,14 @@ def preset(name: str) -> Ruleset:
     try:
         return PRESETS[name.strip().lower()]
     except (KeyError, AttributeError):
-        raise RulesError(f"unknown rules {name!r}; known presets: {', '.join(PRESETS)}") from None
+        raise RulesError(f"unknown rules {short(name)}; known presets: {', '.join(PRESETS)}") from None
 
 
 def house_rule(name: str) -> dict[str, object]:
     try:
         return dict(HOUSE_RULES[name.strip().lower()])
-    except KeyError:
-        raise RulesError(f"unknown house rule {name!r}; known: {', '.join(HOUSE_RULES)}") from None
+    except (KeyError, AttributeError):
+        raise RulesError(f"unknown house rule {short(name)}; known: {', '.join(HOUSE_RULES)}") from None
 
 
 def ruleset_from_toml(text: str) -> Ruleset:

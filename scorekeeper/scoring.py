@@ -173,3 +173,15 @@ def is_legal_keep(keep: Iterable[object], throw: Iterable[object], rules: Rulese
 
 def is_farkle(throw: Iterable[object], rules: Ruleset) -> bool:
     return not legal_keeps(throw, rules)
+
+
+def is_three_pairs(counts: Counts, rules: Ruleset) -> bool:
+    """Whether six dice make three pairs under the ruleset (four and a pair too with `four_and_pair`)."""
+    shape = sorted(n for n in counts if n)
+    return shape == [2, 2, 2] or (rules.four_and_pair and shape in ([2, 4], [6]))
+
+
+@lru_cache(maxsize=64)
+def throw_values(rules: Ruleset) -> frozenset[int]:
+    """Every number of points that the dice set aside from one throw can be worth."""
+    return frozenset(points for points, _ in score_table(rules).best.values() if points > 0)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from scorekeeper.game import Game, GameState
 from scorekeeper.players import Strategy, choose_action, perform
-from scorekeeper.rules import Ruleset
+from scorekeeper.rules import RANGES, Ruleset
 from scorekeeper.strategy import Situation
 
 MAX_TURNS = 5000
@@ -183,7 +183,8 @@ def solo_turns(strategy: Strategy, rules: Ruleset, turns: int, seed: int) -> tup
     The game's target is moved out of reach and taking over dice is switched off (a solo player
     would take over its own). A new game starts after an instant win and every 100 turns.
     """
-    solo = rules.replace(target=10 ** 12, piggyback=False, name=rules.name)
+    # The highest target allowed: 100 turns of about 500 points each stay far below it.
+    solo = rules.replace(target=RANGES["target"][1], piggyback=False, name=rules.name)
     rng = random.Random(f"solo:{seed}")
     results: list[tuple[Situation, int]] = []
     game = Game(["*solo"], solo)

@@ -10,7 +10,7 @@ from typing import Any
 from flask import Flask
 from platformdirs import user_data_path
 
-from web import db
+from web import db, guard
 from web.dice_sources import Roller
 from web.games import GameBook
 from web.live import Broker
@@ -29,15 +29,19 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         DICE_SEED=None,           # a number replays the same virtual throws (tests)
         PUBLIC_URL=None,          # the address phones use, e.g. http://192.168.1.20:8000
         STREAM_KEEPALIVE=15.0,    # seconds between comments on an idle event stream
+        STREAM_POLL=0.25,         # seconds between looks for changes made by other processes
+        MAX_STREAMS=48,           # open event streams at once; more get 503 (each holds a server thread)
         CAMERA_FRAME_URL=None,    # where the table view finds the camera image (camera games)
         COMPUTER_PLAYERS=None,    # True/False: * players play by themselves; None: yes, except when TESTING
         COMPUTER_PACE=0.8,        # seconds before each computer move, so people can follow it
         MAX_CONTENT_LENGTH=2 * 1024 * 1024,
+        TRUSTED_ORIGINS=(),        # more addresses pages may post from, e.g. behind a proxy
     )
     if test_config is not None:
         app.config.from_mapping(test_config)
 
     db.init_app(app)
+    guard.init_app(app)
     broker = Broker()
     app.extensions["dicekeeper.live"] = broker
     app.extensions["dicekeeper.games"] = GameBook(

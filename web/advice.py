@@ -19,6 +19,10 @@ log = logging.getLogger(__name__)
 
 _warmed: set[Ruleset] = set()
 _warm_lock = threading.Lock()
+# At most this many rulesets are warmed at once; past that, tables are built when first asked for,
+# so a flood of games with new rules cannot start a flood of threads.
+WARM_THREADS = 2
+_warm_slots = threading.BoundedSemaphore(WARM_THREADS)
 
 
 def advice_for(state: GameState) -> dict[str, Any] | None:
@@ -46,6 +50,8 @@ def warm(rules: Ruleset) -> threading.Thread | None:
     with _warm_lock:
         if rules in _warmed:
             return None
+        if not _warm_slots.acquire(blocking=False):
+            return None  # not marked warmed: a later state of these rules tries again
         _warmed.add(rules)
     thread = threading.Thread(target=_build, args=(rules,), name="advice tables", daemon=True)
     thread.start()
@@ -53,9 +59,12 @@ def warm(rules: Ruleset) -> threading.Thread | None:
 
 
 def _build(rules: Ruleset) -> None:
-    for situation in situations(rules):
-        try:
-            table(rules, situation, 0)
-        except Exception:
-            log.exception("cannot build the strategy table of %s rules for %r", rules.name, situation)
-            return
+    try:
+        for situation in situations(rules):
+            try:
+                table(rules, situation, 0)
+            except Exception:
+                log.exception("cannot build the strategy table of %s rules for %r", rules.name, situation)
+                return
+    finally:
+        _warm_slots.release()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -13,13 +14,18 @@ from werkzeug.exceptions import HTTPException
 
 from scorekeeper import DiceError, IllegalAction, RulesError
 from web import db as database
-from web.access import allowed, token_from
-from web.games import ACTIONS, GameBook, GameNotFound, InputError, StaleVersion, import_payload, ruleset_from_request
+from web.access import token_from
+from web.games import (ACTIONS, GameBook, GameNotFound, InputError, NotYourTurn, StaleVersion, import_payload,
+                       ruleset_from_request)
+from web.seats import Actor, actor_for, give_seat, seated
+from web.inputs import load_json, whole_number
 from web.live import ALL_GAMES, Broker
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 CREATE_FIELDS = {"players", "rules", "set", "house", "source"}
+MAX_ACTION_BODY = 16 * 1024   # an action carries a few dice and a version
+MAX_CREATE_BODY = 64 * 1024
 
 
 class ApiError(Exception):
@@ -36,15 +42,22 @@ def broker() -> Broker:
     return current_app.extensions["dicekeeper.live"]
 
 
-def json_body() -> dict[str, Any]:
-    """The request's JSON object; an empty body counts as {}."""
+def json_body(max_bytes: int | None = None, require_json_type: bool = False) -> dict[str, Any]:
+    """The request's JSON object; an empty body counts as {}.
+
+    `require_json_type` refuses other content types: a page on another site can post a form or
+    text to this server without asking first, but not JSON.
+    """
+    if max_bytes is not None and (request.content_length or 0) > max_bytes:
+        raise ApiError(413, f"the request body may be at most {max_bytes} bytes")
     raw = request.get_data(cache=True)
+    if max_bytes is not None and len(raw) > max_bytes:
+        raise ApiError(413, f"the request body may be at most {max_bytes} bytes")
     if not raw.strip():
         return {}
-    try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
-        raise ApiError(400, "the request body is not valid JSON") from None
+    if require_json_type and request.mimetype != "application/json":
+        raise ApiError(415, "send the body as JSON, with the header Content-Type: application/json")
+    data = load_json(raw)
     if not isinstance(data, dict):
         raise ApiError(400, "the request body must be a JSON object")
     return data
@@ -57,9 +70,7 @@ def expected_version(body: dict[str, Any]) -> object:
     header = request.headers.get("If-Match", "").strip().strip('"')
     if not header:
         return None
-    if not header.isdigit():
-        raise ApiError(400, f"If-Match must be a version number, not {header!r}")
-    return int(header)
+    return whole_number(header, "If-Match (a version number)")
 
 
 @bp.errorhandler(ApiError)
@@ -84,6 +95,11 @@ def on_not_found(exc: GameNotFound) -> ResponseReturnValue:
     return jsonify({"error": str(exc)}), 404
 
 
+@bp.errorhandler(NotYourTurn)
+def on_not_your_turn(exc: NotYourTurn) -> ResponseReturnValue:
+    return jsonify({"error": str(exc)}), 403
+
+
 @bp.errorhandler(StaleVersion)
 def on_stale(exc: StaleVersion) -> ResponseReturnValue:
     return jsonify({"error": str(exc), "state": exc.state}), 409
@@ -103,15 +119,21 @@ def on_http(exc: HTTPException) -> ResponseReturnValue:
     return jsonify({"error": exc.description or exc.name}), exc.code or 500
 
 
-def require_token(game_id: int) -> None:
-    record = book().record(database.get_db(), game_id)
-    if not allowed(token_from(request), record.token):
+def require_token(game_id: int, table_only: bool = False) -> Actor:
+    """The table or the seat the request's token stands for; 403 for any other token or none."""
+    conn = database.get_db()
+    record = book().record(conn, game_id)
+    actor = actor_for(conn, record, token_from(request))
+    if actor is None:
         raise ApiError(403, "this game needs its token: open the link from the table view's QR code")
+    if table_only and not actor.is_table:
+        raise ApiError(403, "only the table can do this, not a player's seat")
+    return actor
 
 
 @bp.post("/games")
 def create_game() -> ResponseReturnValue:
-    body = json_body()
+    body = json_body(MAX_CREATE_BODY, require_json_type=True)
     unknown = sorted(set(body) - CREATE_FIELDS)
     if unknown:
         raise ApiError(400, f"unknown field {unknown[0]!r}; known: {', '.join(sorted(CREATE_FIELDS))}")
@@ -129,7 +151,7 @@ def create_game() -> ResponseReturnValue:
 
 @bp.post("/games/import")
 def import_game() -> ResponseReturnValue:
-    players, rules, events, source = import_payload(json_body())
+    players, rules, events, source = import_payload(json_body(require_json_type=True))
     try:
         record, game, _ = book().create(database.get_db(), players, rules, source or "manual", events)
     except IllegalAction as exc:
@@ -156,12 +178,33 @@ def get_events(game_id: int) -> ResponseReturnValue:
 def act(game_id: int, action: str) -> ResponseReturnValue:
     if action not in ACTIONS:
         raise ApiError(404, f"unknown action {action!r}; known: {', '.join(ACTIONS)}")
-    require_token(game_id)
-    body = json_body()
+    actor = require_token(game_id)
+    body = json_body(MAX_ACTION_BODY)
     version = expected_version(body)
     payload = {k: v for k, v in body.items() if k != "version"}
-    state = book().record_action(database.get_db(), game_id, action, payload, version)  # type: ignore[arg-type]
+    state = book().record_action(database.get_db(), game_id, action, payload, version,  # type: ignore[arg-type]
+                                 seat=actor.seat)
     return jsonify(state)
+
+
+@bp.get("/games/<int:game_id>/seats")
+def list_seats(game_id: int) -> ResponseReturnValue:
+    """The table's view of the seats: which players have one, and its link."""
+    require_token(game_id, table_only=True)
+    conn = database.get_db()
+    record = book().record(conn, game_id)
+    given = seated(conn, record)
+    return jsonify([{"player": i, "name": name, "seat": given.get(i)} for i, name in enumerate(record.players)])
+
+
+@bp.post("/games/<int:game_id>/seats/<int:player>")
+def seat_player(game_id: int, player: int) -> ResponseReturnValue:
+    """A seat for one player (again: the old token stops working), for the table to hand out."""
+    require_token(game_id, table_only=True)
+    conn = database.get_db()
+    record = book().record(conn, game_id)
+    token = give_seat(conn, record, player)
+    return jsonify({"player": player, "name": record.players[player], "seat": token}), 201
 
 
 def _sse(event: str, data: Any, event_id: int | None = None) -> str:
@@ -169,33 +212,53 @@ def _sse(event: str, data: Any, event_id: int | None = None) -> str:
     return f"{head}event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
 
-def _stream(channel: int, render: Callable[[sqlite3.Connection], str]) -> Response:
-    """An event stream that sends `render(conn)` now and after every change on `channel`."""
+Render = Callable[[sqlite3.Connection], tuple[object, str]]
+
+
+def _stream(channel: int, render: Render) -> Response:
+    """An event stream that sends `render(conn)` now and after every change on `channel`.
+
+    `render` returns (key, chunk); a chunk is sent only when its key differs from the last one sent.
+    Changes made by other processes on the same database do not reach this process's broker, so the
+    stream also polls SQLite's `PRAGMA data_version`, which moves on every commit of another connection.
+    """
     path = current_app.config["DATABASE"]
     keepalive = float(current_app.config["STREAM_KEEPALIVE"])
+    poll = float(current_app.config["STREAM_POLL"])
     live = broker()
+    if not live.stream_opened(int(current_app.config["MAX_STREAMS"])):
+        response = jsonify({"error": "too many live pages are open on this server; try again shortly"})
+        response.status_code = 503
+        response.headers["Retry-After"] = "5"
+        return response
 
     def generate() -> Iterator[str]:
         conn = database.connect(path)
         try:
             yield "retry: 1000\n\n"
-            seen = None
+            seen: tuple[int, int] | None = None
+            sent_key: object = None
+            quiet_since = time.monotonic()
             while not live.closed:
-                tick = live.tick(channel)
-                if tick != seen:
-                    seen = tick
-                    yield render(conn)
-                elif not live.wait(channel, seen, keepalive):
+                now = (live.tick(channel), database.data_version(conn))
+                if now != seen:
+                    seen = now
+                    key, chunk = render(conn)
+                    if key != sent_key:
+                        sent_key, quiet_since = key, time.monotonic()
+                        yield chunk
+                elif not live.wait(channel, seen[0], min(poll, keepalive)):
                     if live.closed:
                         break
-                    yield ": keepalive\n\n"
+                    if time.monotonic() - quiet_since >= keepalive:
+                        quiet_since = time.monotonic()
+                        yield ": keepalive\n\n"
         finally:
             conn.close()
 
     response = Response(generate(), mimetype="text/event-stream",
                         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
     # Counted until the server has written the stream's last chunk, so shutdown can wait for it.
-    live.stream_opened()
     response.call_on_close(live.stream_ended)
     return response
 
@@ -206,9 +269,9 @@ def stream_game(game_id: int) -> ResponseReturnValue:
     games = book()
     games.record(database.get_db(), game_id)  # 404 before the stream starts
 
-    def render(conn: sqlite3.Connection) -> str:
+    def render(conn: sqlite3.Connection) -> tuple[object, str]:
         state = games.state(conn, game_id)
-        return _sse("state", state, state["version"])
+        return state["version"], _sse("state", state, state["version"])
 
     return _stream(game_id, render)
 
@@ -218,7 +281,8 @@ def stream_all() -> ResponseReturnValue:
     """Server-Sent Events for the history list: a notice after any change to any game."""
     live = broker()
 
-    def render(conn: sqlite3.Connection) -> str:
-        return _sse("change", {"tick": live.tick(ALL_GAMES)})
+    def render(conn: sqlite3.Connection) -> tuple[object, str]:
+        mark = (live.tick(ALL_GAMES), database.data_version(conn))
+        return mark, _sse("change", {"tick": mark[0], "data": mark[1]})
 
     return _stream(ALL_GAMES, render)

@@ -20,6 +20,7 @@ from web import dice_sources
 from web.access import allowed, token_from
 from web.camera_loop import CameraLoop, ProposalGone, source_factory
 from web.games import GameBook, GameNotFound, InputError, StaleVersion, check_version
+from web.inputs import load_json
 
 bp = Blueprint("camera", __name__, url_prefix="/camera")
 EXTENSION = "dicekeeper.camera"
@@ -142,7 +143,10 @@ def pending(game_id: int):
 
 
 def _body() -> dict[str, Any] | None:
-    body = request.get_json(silent=True)
+    try:
+        body = load_json(request.get_data(cache=True))
+    except InputError:
+        return None
     return body if isinstance(body, dict) else None
 
 

@@ -18,7 +18,6 @@ from typing import Any
 
 from flask import Flask
 
-from scorekeeper import GameState
 from scorekeeper.players import choose_action, computer_strategy
 from web import db as database
 from web.games import GameBook, GameNotFound, StaleVersion, is_computer
@@ -131,9 +130,8 @@ class ComputerPlayers:
         """
         version = -1
         try:
-            record, game = self.book.load(conn, game_id)
-            version = game.version
-            state: GameState = game.state
+            record, state = self.book.snapshot(conn, game_id)  # no copy of the game: O(1) however long
+            version = state.version
             strategy = computer_strategy(state.current_player.name) if not state.finished else None
             if record.source != "virtual" or strategy is None:
                 self._idle_at[game_id] = version

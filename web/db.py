@@ -23,6 +23,42 @@ def connect(path: str | Path) -> sqlite3.Connection:
     return conn
 
 
+class DatabaseUnavailable(Exception):
+    """The database cannot be written: read-only, locked by another program, or not a database."""
+
+
+def check_writable(path: str | Path, timeout: float = 5.0) -> None:
+    """Raise DatabaseUnavailable with one clear sentence unless `path` can be opened for writing."""
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(path, timeout=timeout, isolation_level=None)
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+            conn.execute(f"PRAGMA user_version = {version:d}")  # a real write, rolled back
+            conn.execute("ROLLBACK")
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        text = str(exc).lower()
+        if "readonly" in text or "read-only" in text:
+            raise DatabaseUnavailable(
+                f"the database {path} is read-only: dicekeeper must write to it; check the permissions of the "
+                "file and its folder, or choose another file with --db") from None
+        if "locked" in text or "busy" in text:
+            raise DatabaseUnavailable(
+                f"the database {path} is locked by another program (waited {timeout:g} s); close it, "
+                "or choose another file with --db") from None
+        raise DatabaseUnavailable(f"cannot open the database {path}: {exc}") from None
+    except OSError as exc:
+        raise DatabaseUnavailable(f"cannot open the database {path}: {exc.strerror or exc}") from None
+
+
+def data_version(conn: sqlite3.Connection) -> int:
+    """A number that changes whenever another connection, in any process, commits to the database."""
+    return int(conn.execute("PRAGMA data_version").fetchone()[0])
+
+
 def get_db() -> sqlite3.Connection:
     if "db" not in g:
         g.db = connect(current_app.config["DATABASE"])

@@ -14,15 +14,16 @@ import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from scorekeeper import Game, GameState, Ruleset, RulesError, event_from_dict, house_rule, preset
+from scorekeeper import Game, GameState, IllegalAction, Ruleset, RulesError, event_from_dict, house_rule, preset
 from scorekeeper.game import check_players
 
 from web.advice import advice_for
 from web.dice_sources import SOURCES, Roller, choose_source
+from web.inputs import InputError, name_problem, valid_game_id
 from web.live import Broker
 
 ACTIONS: dict[str, frozenset[str]] = {
@@ -36,14 +37,15 @@ ACTIONS: dict[str, frozenset[str]] = {
 MAX_PLAYERS = 12
 MAX_NAME_LENGTH = 40
 CACHE_SIZE = 64
-
-
-class InputError(ValueError):
-    """A request that is malformed before the rules are even asked: answered with 400."""
+MAX_IMPORT_EVENTS = 20_000  # replayed once on import: about 0.4 s at this length
 
 
 class GameNotFound(LookupError):
     pass
+
+
+class NotYourTurn(Exception):
+    """A seat acted on another player's turn: answered with 403."""
 
 
 class StaleVersion(Exception):
@@ -121,6 +123,9 @@ def player_names(players: object) -> tuple[str, ...]:
     for name in names:
         if len(name) > MAX_NAME_LENGTH:
             raise InputError(f"player name {name[:12]!r}... is longer than {MAX_NAME_LENGTH} characters")
+        problem = name_problem(name)
+        if problem:
+            raise InputError(problem)
     return names
 
 
@@ -139,18 +144,33 @@ def check_version(value: object) -> int | None:
     return value
 
 
+@dataclass
+class _Live:
+    """A game kept in memory, with the lock that serialises its use; no lock spans two games."""
+
+    record: GameRecord
+    game: Game
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
 class GameBook:
-    """All games of one database, with a per-process cache of their rebuilt `Game` objects."""
+    """All games of one database, with a per-process cache of their `Game` objects.
+
+    `_cache_lock` guards only the cache's dictionary, for microseconds; the work on a game happens
+    under that game's own lock, and advice is computed from an immutable GameState after it.
+    """
 
     def __init__(self, roller: Roller, broker: Broker, default_source: str = "auto") -> None:
         self.roller = roller
         self.broker = broker
         self.default_source = default_source
-        self._lock = threading.RLock()  # guards the cache and every use of a cached Game
-        self._cache: OrderedDict[int, tuple[GameRecord, Game]] = OrderedDict()
+        self._cache_lock = threading.Lock()
+        self._cache: OrderedDict[int, _Live] = OrderedDict()
 
     # ---- reading ----------------------------------------------------------------------------
     def record(self, db: sqlite3.Connection, game_id: int) -> GameRecord:
+        if not valid_game_id(game_id):
+            raise GameNotFound(f"no game {game_id}")
         row = db.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             raise GameNotFound(f"no game {game_id}")
@@ -159,14 +179,33 @@ class GameBook:
             rules=ruleset_from_dict(json.loads(row["rules"])), source=row["source"], token=row["token"],
         )
 
-    def _current(self, db: sqlite3.Connection, game_id: int) -> tuple[GameRecord, Game]:
-        """The cached game, caught up with the database. Call with `self._lock` held."""
-        cached = self._cache.get(game_id)
-        if cached is None:
-            record = self.record(db, game_id)
-            game = Game(record.players, record.rules)
-        else:
-            record, game = cached
+    def _live(self, db: sqlite3.Connection, game_id: int) -> _Live:
+        """The cached game (not yet caught up with the database), made when missing."""
+        with self._cache_lock:
+            live = self._cache.get(game_id)
+            if live is not None:
+                self._cache.move_to_end(game_id)
+                return live
+        record = self.record(db, game_id)
+        return self._remember(game_id, _Live(record, Game(record.players, record.rules)))
+
+    def _remember(self, game_id: int, live: _Live) -> _Live:
+        """Caches `live` unless the game is cached already; returns the cached one."""
+        with self._cache_lock:
+            live = self._cache.setdefault(game_id, live)
+            self._cache.move_to_end(game_id)
+            while len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+            return live
+
+    def _forget(self, game_id: int, live: _Live) -> None:
+        with self._cache_lock:
+            if self._cache.get(game_id) is live:
+                del self._cache[game_id]
+
+    @staticmethod
+    def _catch_up(db: sqlite3.Connection, game_id: int, game: Game) -> None:
+        """Fold in the events stored since the cached game was last used. Call with the game's lock."""
         rows = db.execute(
             "SELECT seq, event FROM events WHERE game_id = ? AND seq > ? ORDER BY seq", (game_id, game.version)
         ).fetchall()
@@ -174,30 +213,37 @@ class GameBook:
             if row["seq"] != game.version + 1:
                 raise RuntimeError(f"game {game_id}: event {game.version + 1} is missing from the log")
             game.apply(event_from_dict(json.loads(row["event"])))
-        self._cache[game_id] = (record, game)
-        self._cache.move_to_end(game_id)
-        while len(self._cache) > CACHE_SIZE:
-            self._cache.popitem(last=False)
-        return record, game
+
+    def _read(self, db: sqlite3.Connection, game_id: int, copy: bool) -> tuple[GameRecord, GameState, Game | None]:
+        return self._caught_up(db, game_id, self._live(db, game_id), copy)
+
+    def _caught_up(self, db: sqlite3.Connection, game_id: int, live: _Live,
+                   copy: bool) -> tuple[GameRecord, GameState, Game | None]:
+        with live.lock:
+            db.execute("BEGIN")  # one snapshot of the events
+            try:
+                self._catch_up(db, game_id, live.game)
+            except BaseException:
+                self._forget(game_id, live)
+                raise
+            finally:
+                db.execute("COMMIT")
+            return live.record, live.game.state, live.game.copy() if copy else None
 
     def load(self, db: sqlite3.Connection, game_id: int) -> tuple[GameRecord, Game]:
         """The record and a private copy of the game, as stored now."""
-        with self._lock:
-            db.execute("BEGIN")  # one snapshot for the record and the events
-            try:
-                record, game = self._current(db, game_id)
-                return record, Game(game.players, game.rules, game.events)
-            finally:
-                db.execute("COMMIT")
+        record, _, game = self._read(db, game_id, copy=True)
+        assert game is not None
+        return record, game
+
+    def snapshot(self, db: sqlite3.Connection, game_id: int) -> tuple[GameRecord, GameState]:
+        """The record and the game's state as stored now, without copying the game."""
+        record, state, _ = self._read(db, game_id, copy=False)
+        return record, state
 
     def state(self, db: sqlite3.Connection, game_id: int) -> dict[str, Any]:
-        with self._lock:
-            db.execute("BEGIN")
-            try:
-                record, game = self._current(db, game_id)
-                return self.state_dict(record, game.state)
-            finally:
-                db.execute("COMMIT")
+        record, state = self.snapshot(db, game_id)
+        return self.state_dict(record, state)
 
     @staticmethod
     def state_dict(record: GameRecord, state: GameState) -> dict[str, Any]:
@@ -259,15 +305,18 @@ class GameBook:
             db.execute("ROLLBACK")
             raise
         record = GameRecord(game_id, now, names, rules, choice.source, token)
+        # An imported game was replayed above; cached, its first action does not replay it again.
+        self._remember(game_id, _Live(record, game.copy()))
         self.broker.publish(game_id)
         return record, game, choice.notice
 
     def record_action(self, db: sqlite3.Connection, game_id: int, action: str, payload: Mapping[str, object],
-                      expected_version: int | None = None) -> dict[str, Any]:
+                      expected_version: int | None = None, seat: int | None = None) -> dict[str, Any]:
         """Check and store one action; returns the new state as the API serves it.
 
         Raises InputError (malformed), a ScorekeeperError (DiceError/RulesError: malformed dice;
-        IllegalAction: the rules say no), GameNotFound or StaleVersion; none of them stores anything.
+        IllegalAction: the rules say no), GameNotFound, StaleVersion or, when `seat` (a player's
+        index) acts off its turn, NotYourTurn; none of them stores anything.
         """
         if action not in ACTIONS:
             raise InputError(f"unknown action {action!r}; known: {', '.join(ACTIONS)}")
@@ -279,34 +328,47 @@ class GameBook:
         dice = _parse_dice_field(payload) if "dice" in ACTIONS[action] else None
         expected_version = check_version(expected_version)
 
+        # Caught up before the write lock, so a game that is not cached is not replayed while other
+        # games wait on the database.
+        live = self._live(db, game_id)
+        self._caught_up(db, game_id, live, copy=False)
         db.execute("BEGIN IMMEDIATE")
         try:
-            with self._lock:
-                record, game = self._current(db, game_id)
-                if expected_version is not None and expected_version != game.version:
-                    raise StaleVersion(expected_version, self.state_dict(record, game.state))
-                before = game.version
+            with live.lock:
+                game = live.game
                 try:
-                    self._apply(record, game, action, dice)
-                    now = utc_now()
-                    db.executemany(
-                        "INSERT INTO events (game_id, seq, event, created_at) VALUES (?, ?, ?, ?)",
-                        [(game_id, seq, json.dumps(e.to_dict()), now)
-                         for seq, e in enumerate(game.events[before:], start=before + 1)],
-                    )
-                    db.execute("COMMIT")
+                    self._catch_up(db, game_id, game)
                 except BaseException:
-                    if game.version != before:
-                        # The engine took events that were never stored: rebuild from the log next time.
-                        self._cache.pop(game_id, None)
+                    self._forget(game_id, live)
                     raise
-                state = self.state_dict(record, game.state)
-        except BaseException:
+                stale = expected_version is not None and expected_version != game.version
+                state = game.state
+                if not stale:
+                    if seat is not None:
+                        check_seat(live.record, game, seat, action)
+                    before = game.version
+                    try:
+                        self._apply(live.record, game, action, dice)
+                        now = utc_now()
+                        db.executemany(
+                            "INSERT INTO events (game_id, seq, event, created_at) VALUES (?, ?, ?, ?)",
+                            [(game_id, seq, json.dumps(e.to_dict()), now)
+                             for seq, e in enumerate(game.events_since(before), start=before + 1)],
+                        )
+                        db.execute("COMMIT")
+                    except BaseException:
+                        if game.version != before:
+                            # The engine holds events that were never stored: rebuild from the log next time.
+                            self._forget(game_id, live)
+                        raise
+                    state = game.state
+        finally:
             if db.in_transaction:
                 db.execute("ROLLBACK")
-            raise
+        if stale:
+            raise StaleVersion(expected_version, self.state_dict(live.record, state))  # type: ignore[arg-type]
         self.broker.publish(game_id)
-        return state
+        return self.state_dict(live.record, state)
 
     def _apply(self, record: GameRecord, game: Game, action: str, dice: object) -> None:
         if action == "throw":
@@ -329,6 +391,22 @@ class GameBook:
             game.undo()
 
 
+def check_seat(record: GameRecord, game: Game, seat: int, action: str) -> None:
+    """Raise NotYourTurn unless `seat` is to act, and, for undo, still is after it."""
+    current = game.state.current
+    if current != seat:
+        raise NotYourTurn(f"this phone is {record.players[seat]}'s seat, and it is {record.players[current]}'s turn")
+    if action == "undo" and game.version:
+        trial = game.copy()
+        try:
+            trial.undo()
+        except IllegalAction:
+            return  # the game refuses it anyway, with its own reason
+        if trial.state.current != seat:
+            raise NotYourTurn(f"undo would take back {record.players[trial.state.current]}'s turn: "
+                              "only the table can do that")
+
+
 def _required(dice: object, action: str) -> Any:
     if dice is None:
         raise InputError(f'{action} needs the dice: {{"dice": [...]}}')
@@ -346,6 +424,8 @@ def import_payload(data: object) -> tuple[object, Ruleset, list[object], str | N
     events = data.get("events", [])
     if not isinstance(events, list):
         raise InputError('"events" must be a list')
+    if len(events) > MAX_IMPORT_EVENTS:
+        raise InputError(f"an imported game may have at most {MAX_IMPORT_EVENTS} events, not {len(events)}")
     source = data.get("source")
     if source is not None and source not in SOURCES:
         raise InputError(f"unknown dice source {source!r}")

@@ -13,6 +13,7 @@ from flask.typing import ResponseReturnValue
 from scorekeeper import Game, IllegalAction, ScorekeeperError, TurnRecord
 from web import db as database
 from web.chart import score_chart
+from web.inputs import load_json
 from web.games import GameBook, GameNotFound, GameRecord, import_payload, utc_now
 
 bp = Blueprint("history", __name__, url_prefix="/history")
@@ -78,6 +79,16 @@ CSV_COLUMNS = ("turn", "round", "player", "throw", "faces", "kept", "kept_points
                "piggyback", "penalty", "score_after")
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> object:
+    """A text cell that a spreadsheet would run as a formula gets a leading apostrophe."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 @bp.get("/<int:game_id>.csv")
 def export_csv(game_id: int) -> ResponseReturnValue:
     record, played = load(game_id)
@@ -87,7 +98,7 @@ def export_csv(game_id: int) -> ResponseReturnValue:
     for row in turn_rows(record, played.turns()):
         for index, throw in enumerate(row["throws"], start=1):
             writer.writerow([
-                row["number"], row["round"], row["player"], index, "-".join(map(str, throw.faces)),
+                row["number"], row["round"], csv_cell(row["player"]), index, "-".join(map(str, throw.faces)),
                 "-".join(map(str, throw.kept)), throw.points, row["result"], row["points"],
                 row["piggyback"], row["penalty"], row["score_after"],
             ])
@@ -101,7 +112,7 @@ def import_game() -> ResponseReturnValue:
     if upload is None or not upload.filename:
         return render_index("Choose an exported game file (.json) to import.", 400)
     try:
-        data = json.loads(upload.read().decode("utf-8"))
+        data = load_json(upload.read())
         players, rules, events, source = import_payload(data)
         record, _, _ = book().create(database.get_db(), players, rules, source or "manual", events)
     except (ValueError, UnicodeDecodeError) as exc:  # JSON, InputError, DiceError and RulesError

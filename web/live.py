@@ -43,9 +43,13 @@ class Broker:
             )
             return not self._closed and self._ticks.get(game_id, 0) != seen
 
-    def stream_opened(self) -> None:
+    def stream_opened(self, limit: int | None = None) -> bool:
+        """Counts a new stream; False (and not counted) when `limit` streams are open already."""
         with self._changed:
+            if limit is not None and self._streams >= limit:
+                return False
             self._streams += 1
+            return True
 
     def stream_ended(self) -> None:
         with self._changed:

@@ -11,9 +11,10 @@ from werkzeug.exceptions import HTTPException
 
 from scorekeeper import HOUSE_RULES, PRESETS, ScorekeeperError, knob_names
 from web import db as database
-from web.access import allowed, token_from
+from web.access import token_from
 from web.dice_sources import SOURCES, camera_present
 from web.games import MAX_PLAYERS, GameBook, GameNotFound, GameRecord, InputError, ruleset_from_request
+from web.seats import Actor, actor_for, give_seat, seated
 
 bp = Blueprint("pages", __name__)
 
@@ -62,38 +63,65 @@ def create_game() -> ResponseReturnValue:
     return redirect(url_for("pages.table", game_id=record.id, token=record.token, notice=notice))
 
 
-def game_for_page(game_id: int) -> tuple[GameRecord, dict[str, Any]]:
+def game_for_page(game_id: int, seats_welcome: bool = False) -> tuple[GameRecord, dict[str, Any], Actor]:
     conn = database.get_db()
     try:
         record = book().record(conn, game_id)
     except GameNotFound:
         abort(404, f"There is no game {game_id}.")
-    if not allowed(token_from(request), record.token):
+    actor = actor_for(conn, record, token_from(request))
+    if actor is None or (not actor.is_table and not seats_welcome):
         abort(403, "This game can only be opened with its link, which carries a secret token: "
                    "scan the QR code on the table view.")
-    return record, book().state(conn, game_id)
+    return record, book().state(conn, game_id), actor
 
 
-def page_context(record: GameRecord, state: dict[str, Any]) -> dict[str, Any]:
-    phone_link = f"{base_url()}{url_for('pages.play', game_id=record.id, token=record.token)}"
-    return {
-        "game": record, "state": state, "token": record.token, "phone_link": phone_link,
-        "qr_svg": segno.make(phone_link, error="m").svg_inline(scale=4, dark="#111", light="#fff"),
+def play_link(record: GameRecord, token: str) -> str:
+    return f"{base_url()}{url_for('pages.play', game_id=record.id, token=token)}"
+
+
+def qr(link: str) -> str:
+    return segno.make(link, error="m").svg_inline(scale=4, dark="#111", light="#fff")
+
+
+def page_context(record: GameRecord, state: dict[str, Any], actor: Actor) -> dict[str, Any]:
+    given = token_from(request) or ""
+    context: dict[str, Any] = {
+        "game": record, "state": state, "token": given, "seat": actor.seat,
         "camera_url": current_app.config.get("CAMERA_FRAME_URL") if record.source == "camera" else None,
         "notice": request.args.get("notice"),
     }
+    if actor.is_table:  # only the table sees the game's token and the seats
+        phone_link = play_link(record, record.token)
+        context.update(phone_link=phone_link, qr_svg=qr(phone_link), seats=seated(database.get_db(), record))
+        shown = request.args.get("seat_shown", "")
+        if shown.isascii() and shown.isdigit() and int(shown) in context["seats"]:
+            link = play_link(record, context["seats"][int(shown)])
+            context["seat_shown"] = {"player": record.players[int(shown)], "link": link, "qr_svg": qr(link)}
+    return context
 
 
 @bp.get("/games/<int:game_id>/table")
 def table(game_id: int) -> ResponseReturnValue:
-    record, state = game_for_page(game_id)
-    return render_template("table.html", **page_context(record, state))
+    record, state, actor = game_for_page(game_id)
+    return render_template("table.html", **page_context(record, state, actor))
 
 
 @bp.get("/games/<int:game_id>/play")
 def play(game_id: int) -> ResponseReturnValue:
-    record, state = game_for_page(game_id)
-    return render_template("play.html", **page_context(record, state))
+    record, state, actor = game_for_page(game_id, seats_welcome=True)
+    return render_template("play.html", **page_context(record, state, actor))
+
+
+@bp.post("/games/<int:game_id>/seats/<int:player>")
+def give_seat_page(game_id: int, player: int) -> ResponseReturnValue:
+    """The table's button for a player's seat: a new seat token, shown as a QR code on the table view."""
+    record, _, _ = game_for_page(game_id)
+    try:
+        give_seat(database.get_db(), record, player)
+    except InputError:
+        abort(404, f"Game {game_id} has no player {player}.")
+    return redirect(url_for("pages.table", game_id=game_id, token=record.token, seat_shown=player))
 
 
 @bp.app_errorhandler(403)

@@ -23,6 +23,7 @@ from scorekeeper import (
     preset,
     ruleset_from_toml,
 )
+from scorekeeper.sources import combination_lines, knob_source
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
@@ -74,6 +75,9 @@ def score_object(faces: tuple[int, ...], rules: Ruleset) -> dict[str, object]:
     return {"rules": rules.name, "dice": list(faces), "farkle": not keeps, "keeps": [k.to_dict() for k in keeps]}
 
 
+EXAMPLE_THROW = (1, 5, 3, 3, 3, 2)
+
+
 def _print(obj: object) -> None:
     print(json.dumps(obj), flush=False)
 
@@ -82,7 +86,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     rules = rules_from_args(args)
     if not args.batch:
         if not args.dice:
-            raise CliError("give the faces of a throw, e.g. `dicekeeper score 1 5 3 3 3 2`, or --batch")
+            example = " ".join(map(str, EXAMPLE_THROW[: rules.dice]))
+            raise CliError(f"give the faces of a throw, e.g. `dicekeeper score {example}`, or --batch")
         _print(score_object(faces_from(args.dice, rules), rules))
         return 0
     failed = False
@@ -114,11 +119,16 @@ def cmd_rules(args: argparse.Namespace) -> int:
     if args.json:
         _print(rules.to_dict())
         return 0
-    width = max(len(k) for k in rules.knobs())
+    lines = combination_lines(rules)
+    width = max(len(k) for k in (*rules.knobs(), *(c.name for c in lines)))
     print(f"{rules.name}")
     for key, value in rules.knobs().items():
         shown = "off" if value is None else str(value).lower() if isinstance(value, bool) else value
-        print(f"  {key:<{width}}  {shown}")
+        print(f"  {key:<{width}}  {shown!s:<13} {knob_source(rules, key)}")
+    print("combinations")
+    for line in lines:
+        points = f"{line.points}{' wins' if line.instant_win else ''}"
+        print(f"  {line.name:<{width}}  {points:<13} {line.source}")
     return 0
 
 

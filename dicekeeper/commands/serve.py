@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import signal
 import socket
 import sys
@@ -45,14 +46,19 @@ def public_url(host: str, port: int) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from dicekeeper.cli import CliError
-    from werkzeug.serving import make_server
 
     from web import create_app, default_database
+    from web.db import DatabaseUnavailable, check_writable
     from web.dice_sources import choose_source
+    from web.server import make_server
 
     if not 0 <= args.port < 65536:
         raise CliError(f"--port must be from 0 (any free port) to 65535, not {args.port}")
     database = args.db or Path(default_database())
+    try:
+        check_writable(database)
+    except DatabaseUnavailable as exc:
+        raise CliError(str(exc)) from None
     from web.camera_loop import camera_for_serve
     camera = camera_for_serve(args.source)  # a /dev/video* device, "demo" (the synthetic table) or None
     choice = choose_source("camera" if args.source == "demo" else args.source, camera=camera is not None)
@@ -63,11 +69,12 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:  # an unreadable or foreign database file
         raise CliError(f"cannot open the database {database}: {exc}") from None
     try:
-        server = make_server(args.host, args.port, app, threaded=True)
+        server = make_server(app, args.host, args.port)
     except OSError as exc:
         raise CliError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
-    url = public_url(args.host, server.server_port)  # --port 0 picks a free port
+    url = public_url(args.host, server.effective_port)  # --port 0 picks a free port
     app.config["PUBLIC_URL"] = url
+    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
 
     links = game_links(app, url)
     print(f"dicekeeper is running with {choice.source} dice; database {database}")
@@ -77,18 +84,21 @@ def run(args: argparse.Namespace) -> int:
     for line in links:
         print(line)
     print("Press Ctrl+C to stop.", flush=True)
-    signal.signal(signal.SIGTERM, _stop)
+    broker = app.extensions["dicekeeper.live"]
+
+    def stop(signum: int, frame: object) -> None:
+        broker.close()  # wakes every event stream, so that waitress's threads can finish
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
     try:
-        server.serve_forever()  # returns on Ctrl+C or SIGTERM: werkzeug swallows the KeyboardInterrupt
+        server.run()  # returns on Ctrl+C or SIGTERM: waitress catches the KeyboardInterrupt
     finally:
         print("dicekeeper: stopping", file=sys.stderr, flush=True)
-        app.extensions["dicekeeper.live"].close(wait=2.0)  # ends open event streams
-        server.server_close()
+        broker.close(wait=2.0)  # ends open event streams
+        server.close()
     return 0
-
-
-def _stop(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
 
 
 def game_links(app: Any, url: str) -> list[str]:

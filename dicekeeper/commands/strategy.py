@@ -8,7 +8,7 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 
 from dicekeeper.cli import CliError
-from dicekeeper.commands.engine import add_rules_arguments, faces_from, rules_from_args
+from dicekeeper.commands.engine import EXAMPLE_THROW, add_rules_arguments, faces_from, rules_from_args
 from scorekeeper import DiceError, Ruleset
 from scorekeeper.players import UnknownStrategy, strategy_by_name
 from scorekeeper.simulation import Tally, simulate
@@ -29,7 +29,8 @@ def _whole(text: str, what: str, lowest: int) -> int:
 def cmd_advise(args: argparse.Namespace) -> int:
     rules = rules_from_args(args)
     if not args.dice:
-        raise CliError("give the faces of a throw, e.g. `dicekeeper advise 1 5 3 3 3 2`")
+        example = " ".join(map(str, EXAMPLE_THROW[: rules.dice]))
+        raise CliError(f"give the faces of a throw, e.g. `dicekeeper advise {example}`")
     faces = faces_from(args.dice, rules)
     turn_total = _whole(args.turn_total, "--turn-total", 0)
     farkles = _whole(args.farkles, "--farkles", 0)

@@ -26,8 +26,8 @@ def test_score_lists_keeps_highest_first(capsys):
 
 
 def test_score_farkle_and_settings(capsys):
-    code, [obj], _ = run(capsys, "score", "--rules", "family", "--set", "straight=off", "2", "2", "3", "4", "6")
-    assert code == 0 and obj["farkle"] is True and obj["keeps"] == [] and obj["rules"] == "family+"
+    code, [obj], _ = run(capsys, "score", "--rules", "farke", "--set", "three_pairs=off", "2", "2", "3", "3", "6", "6")
+    assert code == 0 and obj["farkle"] is True and obj["keeps"] == [] and obj["rules"] == "farke+"
 
 
 def test_score_batch_reads_one_throw_per_line(capsys, monkeypatch):
@@ -46,6 +46,12 @@ def test_score_batch_reads_one_throw_per_line(capsys, monkeypatch):
     (["score", "--set", "entry", "1"], "KEY=VALUE"),
     (["odds", "--rules", "missing.toml"], "cannot read rules file"),
     (["rules", "nope"], "unknown rules"),
+    (["score", "--set", "target=\u00b2", "1"], "target must be a whole number from 1 to 1000000"),
+    (["score", "--set", "target=" + "9" * 5000, "1"], "target must be a whole number from 1 to 1000000"),
+    (["score", "--set", "entry=99999999999", "1"], "entry must be a whole number from 0 to 100000"),
+    (["score", "--set", "dice=7", "1"], "dice must be 5 or 6"),
+    (["rules", "family", "--set", "straight=75"], "straight must be a multiple of 50 from 50 to 10000"),
+    (["score", "\u0663", "1"], "a die face must be a whole number from 1 to 6"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, message):
     code, out, err = run(capsys, *argv)

@@ -193,8 +193,8 @@ def test_target_strict_needs_more_than_the_target():
     assert game.state.final_round
 
 
-def test_complete_round_and_tie_replays_full_rounds():
-    rules = preset("tenthousand").replace(target=1000, entry=0)
+def test_tie_replays_full_rounds_of_everyone_under_the_everyone_reading():
+    rules = preset("tenthousand").replace(target=1000, entry=0, tie_replay="everyone")
     game = Game(["A", "B", "C"], rules)
     game.throw([2, 3, 4, 6, 6, 2])  # A farkles
     bank_turn(game, [1, 1, 1, 2, 3, 4])  # B 1000: round goes on
@@ -206,6 +206,25 @@ def test_complete_round_and_tie_replays_full_rounds():
     bank_turn(game, [5, 2, 3, 4, 6, 6])  # C 1050
     state = game.state
     assert state.finished and state.winner_name == "C"
+
+
+def test_tie_replays_rounds_among_the_tied_players_only():
+    # ten-thousand-web-game.txt: a tie is settled by further complete rounds until one winner.
+    game = Game(["A", "B", "C"], preset("tenthousand").replace(target=1000, entry=0))
+    game.throw([2, 3, 4, 6, 6, 2])  # A farkles
+    bank_turn(game, [1, 1, 1, 2, 3, 4])  # B 1000
+    bank_turn(game, [1, 1, 1, 2, 3, 4])  # C 1000: tie at the end of the round
+    state = game.state
+    assert not state.finished and state.tied == (1, 2) and state.current == 1  # A sits out
+    bank_turn(game, [5, 2, 3, 4, 6, 6])  # B 1050
+    assert not game.state.finished and game.state.current == 2
+    bank_turn(game, [5, 2, 3, 4, 6, 6])  # C 1050: tied again, another round
+    assert game.state.tied == (1, 2) and game.state.current == 1
+    game.throw([2, 3, 4, 6, 6, 2])  # B farkles
+    state = game.throw([1, 2, 3, 4, 6, 6])
+    state = game.bank([1])  # C 1150 wins the replay
+    assert state.finished and state.winner_name == "C"
+    assert [t.player for t in game.turns()] == [0, 1, 2, 1, 2, 1, 2]
 
 
 def test_complete_round_last_seat_finishes_at_once():

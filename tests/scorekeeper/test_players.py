@@ -190,3 +190,13 @@ def test_endgame_plays_for_points_near_the_end_when_others_get_a_last_chance():
 ])
 def test_computer_players_are_named_with_a_star(player, expected):
     assert computer_strategy(player) == expected
+
+
+def test_a_computer_rolls_one_die_in_the_roll_off():
+    game = Game(["*Hal", "Ann"], preset("family"))
+    game.roll_for_start(3)  # Hal rolled by hand; Ann's roll is next
+    rng = random.Random(4)
+    while game.state.phase == "roll-off":
+        state = perform(game, choose_action(strategy_by_name("maxexp"), game.state, rng), rng)
+    assert state.roll_off.decided and state.phase == "throw"
+    assert all(len(e.to_dict()) == 2 and e.kind == "start-roll" for e in game.events)

@@ -4,8 +4,10 @@ from scorekeeper import PRESETS, Ruleset, RulesError, house_rule, knob_names, pr
 
 
 def test_presets_match_their_rule_texts():
-    assert preset("family").dice == 5 and preset("family").instant_win == "six-ones"
-    assert preset("farke").entry == 750 and preset("farke").dice == 6
+    fam = preset("family")
+    assert (fam.dice, fam.three_pairs, fam.straight, fam.instant_win, fam.starts) == (5, None, None, "none", "highest-roll")
+    fa = preset("farke")
+    assert (fa.dice, fa.entry, fa.three_pairs, fa.straight, fa.instant_win) == (6, 750, 750, 1500, "six-ones")
     tt = preset("tenthousand")
     assert (tt.kinds, tt.three_pairs, tt.straight, tt.entry, tt.hot_dice, tt.finish) == (
         "per-face", 1000, 1500, 500, "must-roll", "complete-round")
@@ -14,10 +16,26 @@ def test_presets_match_their_rule_texts():
         2000, 550, True, "six-of-a-kind", "last-chance")
     z = preset("zilch")
     assert (z.straight, z.three_pairs, z.target_strict, z.piggyback, z.hot_dice) == (3000, 1000, True, True, "must-roll")
+    assert z.pass_scores_throw and not preset("wikipedia").pass_scores_throw
+    assert tt.tie_replay == "tied-only"
     st = preset("stone")
     assert (st.kinds, st.three_pairs, st.four_and_pair, st.straight, st.entry) == ("triples", 1500, True, 3000, 0)
     fk = preset("farkle")
     assert (fk.kinds, fk.two_triplets, fk.three_farkle_penalty, fk.entry) == ("flat", 2500, 1000, 500)
+
+
+def test_no_preset_names_a_combination_its_dice_cannot_make():
+    from scorekeeper.scoring import combinations
+
+    for rules in PRESETS.values():
+        names = {c.name for c in combinations(rules)}
+        for knob, name in [("three_pairs", "three pairs"), ("straight", "straight"),
+                           ("small_straight", "small straight 1-5"), ("full_house", "full house"),
+                           ("two_triplets", "two triplets")]:
+            assert (getattr(rules, knob) is not None) == (name in names), (rules.name, knob)
+        six = {f"6 x {face}" for face in range(1, 7)}
+        assert (rules.instant_win != "none") == any(c.instant_win for c in combinations(rules)), rules.name
+        assert rules.dice == 6 or not names & six
 
 
 def test_unknown_preset_lists_the_known_names():
@@ -38,6 +56,7 @@ def test_settings_parse_text_values():
 @pytest.mark.parametrize("key, value", [
     ("entry", "lots"), ("dice", "4"), ("kinds", "squares"), ("piggyback", "maybe"),
     ("finish", "never"), ("colour", "red"), ("target", "-5"), ("three_pairs", "-1"),
+    ("tie_replay", "coin"), ("starts", "youngest"), ("boxcar", "sometimes"),
 ])
 def test_bad_settings_raise_rules_error(key, value):
     with pytest.raises(RulesError):
@@ -47,7 +66,10 @@ def test_bad_settings_raise_rules_error(key, value):
 def test_house_rules_are_knob_settings():
     greed = preset("family").with_settings(house_rule("greed"))
     assert greed.entry == 1000
-    assert preset("family").with_settings(house_rule("amish")).piggyback
+    amish = preset("family").with_settings(house_rule("amish"))
+    assert amish.piggyback and not amish.piggyback_sweep
+    alternative = preset("wikipedia").with_settings(house_rule("alternative-sets"))
+    assert (alternative.small_straight, alternative.full_house, alternative.boxcar) == (1000, 750, True)
     with pytest.raises(RulesError, match="greed"):
         house_rule("nope")
 
@@ -73,3 +95,33 @@ def test_every_knob_round_trips_through_to_dict():
         data = rules.to_dict()
         assert set(data) == {"name", *knob_names()}
         assert Ruleset(**data) == rules
+
+
+@pytest.mark.parametrize("key, low, high", [
+    ("dice", 5, 6), ("target", 1, 1_000_000), ("entry", 0, 100_000), ("three_farkle_penalty", 0, 100_000),
+    ("straight", 50, 10_000), ("three_pairs", 50, 10_000),
+])
+def test_every_number_knob_takes_its_range_and_nothing_past_it(key, low, high):
+    assert getattr(Ruleset().replace(**{key: low}), key) == low
+    assert getattr(Ruleset().replace(**{key: high}), key) == high
+    for outside in (low - 1, high + 1, 10 ** 400):
+        with pytest.raises(RulesError, match=f"^{key} must be .*{low}.*{high}"):
+            Ruleset().replace(**{key: outside})
+        with pytest.raises(RulesError, match=f"^{key} must be .*{low}.*{high}"):
+            Ruleset().with_settings({key: str(outside) if outside < 10 ** 20 else "9" * 5000})
+
+
+@pytest.mark.parametrize("text", ["\u00b2", "\u0663", "\uff11", "1e3", "-5", "0x10", " ", "1" * 13])
+def test_number_knobs_read_ascii_digits_only(text):
+    with pytest.raises(RulesError, match="target must be a whole number from 1 to 1000000"):
+        Ruleset().with_settings({"target": text})
+
+
+def test_number_knobs_still_read_separators_and_spaces():
+    assert Ruleset().with_settings({"target": " 12_000 ", "entry": "1,000"}).knobs()["target"] == 12000
+
+
+def test_combination_points_stay_on_the_fifty_point_grid():
+    with pytest.raises(RulesError, match="straight must be a multiple of 50 from 50 to 10000 or off, not 1520"):
+        Ruleset(straight=1520)
+    assert Ruleset().with_settings({"straight": "off"}).straight is None

@@ -105,6 +105,8 @@ def test_a_new_ruleset_warms_every_situation(new_table):
     settings = {"target": 7350, "entry": 650, "three_farkle_penalty": 350}  # tables no other test builds
     rules = preset("farkle").with_settings(settings)
     assert len(situations(rules)) == 4
+    for thread in [t for t in threading.enumerate() if t.name == "advice tables"]:
+        thread.join(timeout=20)  # warming of earlier tests' rules, which holds the few slots
     new_table(["Ann"], rules="farkle", set=settings)
     for thread in [t for t in threading.enumerate() if t.name == "advice tables"]:
         thread.join(timeout=20)
@@ -183,3 +185,19 @@ def test_the_advice_panel_follows_the_game_and_hides_per_view(live_server, open_
     assert api_state(live_server, game["id"])["version"] == state["version"], "hiding changed the game"
     table_window.find_element("id", "advice-toggle").click()
     assert table_window.find_element("id", "advice-body").is_displayed()
+
+
+def test_warming_never_runs_more_threads_than_its_slots(monkeypatch):
+    import web.advice
+
+    monkeypatch.setattr(web.advice, "_warm_slots", threading.BoundedSemaphore(1))
+    started = []
+    monkeypatch.setattr(web.advice, "_build", lambda rules: started.append(rules))  # holds its slot
+    first = preset("zilch").with_settings({"entry": 1150})
+    second = preset("zilch").with_settings({"entry": 1250})
+    thread = web.advice.warm(first)
+    assert thread is not None
+    thread.join()
+    assert web.advice.warm(second) is None and second not in web.advice._warmed  # tried again later
+    web.advice._warm_slots.release()
+    assert web.advice.warm(second) is not None

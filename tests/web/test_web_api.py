@@ -34,6 +34,27 @@ def test_knobs_and_house_rules_are_applied(new_table):
     assert "needs 1000 in one turn" in table.post("bank", expect=422)["error"]  # greed: entry 1000
 
 
+def test_the_rules_fidelity_knobs_are_applied(new_table):
+    knobs = {"pass_scores_throw": "true", "tie_replay": "everyone", "starts": "highest-roll", "boxcar": "yes",
+             "piggyback_sweep": "off"}
+    table = new_table(["Ann", "Bob"], rules="family", set=knobs, source="manual")
+    assert table.state["rules"] == "family+"
+    table.post("throw", {"dice": [1, 1, 1, 2, 3]})
+    state = table.post("bank", {})  # pass_scores_throw: passing scores the throw's best keep
+    assert state["players"][0]["score"] == 1000 and state["current"] == 1
+
+
+@pytest.mark.parametrize("knob, value, words", [
+    ("tie_replay", "coin", "tie_replay must be one of tied-only, everyone"),
+    ("starts", 6, "starts must be"),
+    ("boxcar", "sometimes", "boxcar must be true or false"),
+    ("piggyback_sweep", ["x"], "piggyback_sweep must be true or false"),
+])
+def test_bad_rules_fidelity_knobs_are_400(client, knob, value, words):
+    response = client.post("/api/games", json={"players": ["Ann"], "set": {knob: value}})
+    assert response.status_code == 400 and words in response.get_json()["error"]
+
+
 def test_list_games_newest_first_without_tokens(client, new_table):
     first, second = new_table(["A"]), new_table(["B", "C"], rules="zilch")
     listed = client.get("/api/games").get_json()

@@ -125,20 +125,20 @@ def test_a_person_acting_first_wins_and_the_worker_reads_again(app, client):
     table = Table(client, ["*Hal", "Ann"])
     book = app.extensions["dicekeeper.games"]
     worker = ComputerPlayers(app.config["DATABASE"], book, app.extensions["dicekeeper.live"], pace=0)
-    real_load = book.load
+    real_snapshot = book.snapshot
 
-    def load_then_person_acts(conn, game_id):
-        loaded = real_load(conn, game_id)
-        table.post("throw", {"version": loaded[1].version})  # the person throws for Hal meanwhile
-        return loaded
+    def read_then_person_acts(conn, game_id):
+        read = real_snapshot(conn, game_id)
+        table.post("throw", {"version": read[1].version})  # the person throws for Hal meanwhile
+        return read
 
     conn = connect(app.config["DATABASE"])
     try:
-        book.load = load_then_person_acts
+        book.snapshot = read_then_person_acts
         try:
             assert worker.play_one(conn, table.id) is None
         finally:
-            book.load = real_load
+            book.snapshot = real_snapshot
         assert worker.conflicts == 1 and worker.moves == 0
         assert [e["type"] for e in table.events()] == ["throw"], "only the person's throw is stored"
         after = worker.play_one(conn, table.id)  # reads again: now a keep is due

@@ -144,3 +144,32 @@ def create_game(server: LiveServer, **body: Any) -> dict:
 def api_state(server: LiveServer, game_id: int) -> dict:
     with urllib.request.urlopen(f"{server.url}/api/games/{game_id}", timeout=10) as response:
         return json.load(response)
+
+
+class WaitressServer:
+    """The app served by the production server (`web.server`), in a background thread."""
+
+    def __init__(self, app: Flask, **overrides: Any) -> None:
+        from web.server import make_server
+
+        self.app = app
+        self.server = make_server(app, "127.0.0.1", 0, **overrides)
+        self.url = f"http://127.0.0.1:{self.server.effective_port}"
+        app.config["PUBLIC_URL"] = self.url
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._serve, name="waitress", daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        try:
+            self.server.run()
+        except OSError:
+            # close() from another thread can pull a socket from under the loop's select().
+            if not self.stopping.is_set():
+                raise
+
+    def stop(self) -> None:
+        self.app.extensions["dicekeeper.live"].close(wait=5.0)
+        self.stopping.set()
+        self.server.close()
+        self.thread.join(timeout=5)

@@ -13,7 +13,9 @@
   let fixIndex = null;       // the die being corrected
   let busy = false;
 
-  try { localStorage.setItem(`dicekeeper.token.${config.id}`, config.token); } catch (e) { /* private mode */ }
+  if (config.seat === null) {  // a seat's token cannot open the table view, so the history must not offer it
+    try { localStorage.setItem(`dicekeeper.token.${config.id}`, config.token); } catch (e) { /* private mode */ }
+  }
 
   // ---- dice --------------------------------------------------------------------------------------
   const PIPS = {

@@ -15,7 +15,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.read.classifier import ModelError, default_model_path, open_session
+from vision.read.models import ModelError, default_model_path, open_session
 from vision.types import DieBox
 
 MODEL_NAME = "dice_detector.onnx"

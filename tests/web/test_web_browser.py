@@ -2,7 +2,8 @@
 
 Skipped when Chromium or chromedriver is missing, unless DICEKEEPER_REQUIRE_BROWSER=1 (set by CI),
 which turns the skip into a failure. Screenshots go to artifacts/web/; the table view, phone view and
-history page are also copied to docs/screenshots/ for the README.
+history page are also copied to docs/screenshots/ when DICEKEEPER_UPDATE_SCREENSHOTS=1, so a test
+run leaves the tracked files alone.
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ def shoot(driver, name: str, *, doc: str | None = None) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
     driver.save_screenshot(str(path))
-    if doc:
+    if doc and os.environ.get("DICEKEEPER_UPDATE_SCREENSHOTS") == "1":
         DOC_SHOTS.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, DOC_SHOTS / doc)
 

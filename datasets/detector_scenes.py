@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from vision.synth.domain import random_sample  # noqa: E402
 
 
-def _render(job: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _render(job: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
     seed, count, side = job
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
@@ -31,7 +31,7 @@ def _render(job: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarr
         sample = random_sample(rng, side, side)
         frames[i] = sample.frame
         boxes.append(np.concatenate([np.full((len(sample.centres), 1), i, np.float32), sample.centres, sample.sizes], 1))
-    return frames, np.concatenate(boxes) if boxes else np.zeros((0, 5), np.float32), np.zeros(0)
+    return frames, np.concatenate(boxes) if boxes else np.zeros((0, 5), np.float32)
 
 
 def build(count: int, seed: int, side: int = 320, workers: int = 2) -> tuple[np.ndarray, np.ndarray]:

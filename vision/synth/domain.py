@@ -79,7 +79,7 @@ def _place(rng: np.random.Generator, count: int, size: float, width: int, height
             cx, cy = ox + d * math.cos(a), oy + d * math.sin(a)
         else:
             cx, cy = rng.uniform(-0.1 * s, width + 0.1 * s), rng.uniform(-0.1 * s, height + 0.1 * s)
-        if all(math.hypot(cx - x, cy - y) > (s + q) / 2 * 1.05 and (len(placed) < 1 or True) for x, y, q in placed):
+        if all(math.hypot(cx - x, cy - y) > (s + q) / 2 * 1.05 for x, y, q in placed):
             if all(math.hypot(cx - x, cy - y) > min(spread, (s + q) * 0.55) for x, y, q in placed) or rng.random() < 0.5:
                 placed.append((cx, cy, s))
     return placed

@@ -75,7 +75,9 @@ def _face_region(patch_bgr: np.ndarray, box_mask: np.ndarray, box: DieBox, origi
         return box_mask
     inside = labels[min(max(cy, 0), labels.shape[0] - 1), min(max(cx, 0), labels.shape[1] - 1)]
     label = inside if inside > 0 else 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-    hull = cv2.convexHull(cv2.findNonZero((labels == label).astype(np.uint8)))
+    # The hull of the component's outline is the hull of all its pixels, from far fewer points.
+    outline, _ = cv2.findContours((labels == label).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    hull = cv2.convexHull(np.concatenate(outline))
     region = np.zeros_like(box_mask)
     cv2.fillConvexPoly(region, hull, 255)
     region &= box_mask

@@ -102,12 +102,22 @@ def _pips_confidence(face: FaceRead, contrast: float) -> float:
 
 def _centred_on_pips(reading: DieReading, pips: PipFinding, face: FaceRead) -> DieReading:
     """The reading moved to the middle of its face's pips, when they are all there: the pips
-    of every face lie symmetric about its centre, which a detector's box only approaches."""
-    if face.value != reading.value or len(face.used) != reading.value:
+    of every face lie symmetric about its centre, which a detector's box only approaches (on
+    an oblique view its box takes in the die's sides too).
+
+    The pips are all there when the face read from them has the reading's value, or when the
+    classifier decided a value and exactly that many pips were found."""
+    if face.value == reading.value and len(face.used) == reading.value:
+        chosen = [pips.pips[i] for i in face.used]
+    elif len(pips.pips) == reading.value:
+        chosen = list(pips.pips)
+    else:
         return reading
-    points = np.array([(pips.pips[i].x, pips.pips[i].y) for i in face.used])
-    cx, cy = points.mean(axis=0)
+    cx, cy = np.mean([(pip.x, pip.y) for pip in chosen], axis=0)
     return replace(reading, box=replace(reading.box, cx=float(cx), cy=float(cy)))
+
+
+_UNREAD = FaceRead(None, 0, float("inf"), ("not read",))
 
 
 class DiceReader:
@@ -146,20 +156,25 @@ class DiceReader:
         """Every die found, with its pips, face read and final reading (None when dropped)."""
         if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3 or frame_bgr.dtype != np.uint8:
             raise ValueError("expected a BGR uint8 frame of shape (height, width, 3)")
-        candidates = []
+        found = []
         for detection in self.detector.detect(frame_bgr):
             candidate = candidate_for(detection.box, frame_bgr, self.settings.face_mask)
             if candidate is not None:
-                candidates.append(candidate)
-        looked = [(candidate, *self._look_at(frame_bgr, candidate)) for candidate in candidates]
+                found.append(candidate)
         probabilities = None
-        if self.classifier is not None and self.mode != "pips" and looked:
-            probabilities = np.asarray(self.classifier.predict(frame_bgr, [c.box for c, _, _ in looked]), dtype=np.float64)
-            if probabilities.shape != (len(looked), 7):
-                raise ValueError(f"classifier returned shape {probabilities.shape}, expected ({len(looked)}, 7)")
+        if self.classifier is not None and self.mode != "pips" and found:
+            probabilities = np.asarray(self.classifier.predict(frame_bgr, [c.box for c in found]), dtype=np.float64)
+            if probabilities.shape != (len(found), 7):
+                raise ValueError(f"classifier returned shape {probabilities.shape}, expected ({len(found)}, 7)")
         inspections = []
-        for index, (candidate, pips, face) in enumerate(looked):
+        for index, candidate in enumerate(found):
             p = None if probabilities is None else probabilities[index]
+            if p is not None and self.mode == "combined" and p[NOT_A_DIE] >= self.settings.veto_probability:
+                # What the classifier is this sure is no die is dropped whatever its pips say,
+                # so its pips are not looked for.
+                inspections.append(Inspection(candidate, PipFinding((), 0.0, candidate.box.center), _UNREAD, None))
+                continue
+            pips, face = self._look_at(frame_bgr, candidate)
             reading = self._decide(candidate, pips, face, p)
             if reading is not None and self.settings.centre_on_pips:
                 reading = _centred_on_pips(reading, pips, face)

@@ -42,10 +42,16 @@ def index() -> ResponseReturnValue:
     return render_index()
 
 
-def turn_rows(record: GameRecord, turns: tuple[TurnRecord, ...]) -> list[dict[str, Any]]:
-    n = len(record.players)
+def player_names(played: Game) -> tuple[str, ...]:
+    """One name per seat as the game stands now: renamed players under their new name, players
+    who joined or left included."""
+    return tuple(p.name for p in played.state.players)
+
+
+def turn_rows(names: tuple[str, ...], turns: tuple[TurnRecord, ...]) -> list[dict[str, Any]]:
+    n = len(names)
     return [{
-        "number": t.number, "round": (t.number - 1) // n + 1, "player": record.players[t.player],
+        "number": t.number, "round": (t.number - 1) // n + 1, "player": names[t.player],
         "throws": t.throws, "result": t.result, "points": t.points, "score_after": t.score_after,
         "piggyback": t.piggyback, "penalty": t.penalty,
     } for t in turns]
@@ -55,10 +61,11 @@ def turn_rows(record: GameRecord, turns: tuple[TurnRecord, ...]) -> list[dict[st
 def game(game_id: int) -> ResponseReturnValue:
     record, played = load(game_id)
     turns = played.turns()
+    names = player_names(played)
     return render_template(
         "history_game.html", game=record, state=GameBook.state_dict(record, played.state),
-        turns=list(reversed(turn_rows(record, turns))),
-        chart=score_chart(record.players, turns, record.rules.target),
+        turns=list(reversed(turn_rows(names, turns))),
+        chart=score_chart(names, turns, played.rules.target),
     )
 
 
@@ -95,7 +102,7 @@ def export_csv(game_id: int) -> ResponseReturnValue:
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(CSV_COLUMNS)
-    for row in turn_rows(record, played.turns()):
+    for row in turn_rows(player_names(played), played.turns()):
         for index, throw in enumerate(row["throws"], start=1):
             writer.writerow([
                 row["number"], row["round"], csv_cell(row["player"]), index, "-".join(map(str, throw.faces)),

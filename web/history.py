@@ -10,7 +10,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 
-from scorekeeper import Game, IllegalAction, ScorekeeperError, TurnRecord
+from scorekeeper import Event, Game, IllegalAction, LogEntry, ScorekeeperError, TurnRecord
 from web import db as database
 from web.chart import score_chart
 from web.inputs import load_json
@@ -57,6 +57,29 @@ def turn_rows(names: tuple[str, ...], turns: tuple[TurnRecord, ...]) -> list[dic
     } for t in turns]
 
 
+def event_text(event: Event, names: tuple[str, ...]) -> str:
+    """One event of the log in words; seats are named as the players are called now."""
+    data = event.to_dict()
+    faces = "-".join(str(f) for f in data.get("faces", data.get("dice", ())))  # type: ignore[union-attr]
+    seat = data.get("player")
+    who = names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else f"seat {seat}"
+    texts = {
+        "throw": f"threw {faces}", "keep": f"kept {faces}", "bank": "banked", "piggyback": "took over the dice",
+        "correct": f"corrected the throw to {faces}", "undo": "undo", "undo-turn": "undo of a turn", "redo": "redo",
+        "start-roll": f"rolled {data.get('face')} for the start", "points": f"typed +{data.get('points')}",
+        "farkle": "typed a farkle", "rename": f"seat {seat} renamed {data.get('name')}",
+        "target": f"target changed to {data.get('target')}", "add-player": f"{data.get('name')} joined",
+        "remove-player": f"{who} left",
+    }
+    return texts.get(event.kind, event.kind)
+
+
+def log_rows(entries: tuple[LogEntry, ...], names: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Every event with what became of it, for a history that strikes through what was taken back."""
+    return [{"seq": e.index + 1, "text": event_text(e.event, names), "status": e.status, "kind": e.event.kind}
+            for e in entries]
+
+
 @bp.get("/<int:game_id>")
 def game(game_id: int) -> ResponseReturnValue:
     record, played = load(game_id)
@@ -64,7 +87,7 @@ def game(game_id: int) -> ResponseReturnValue:
     names = player_names(played)
     return render_template(
         "history_game.html", game=record, state=GameBook.state_dict(record, played.state),
-        turns=list(reversed(turn_rows(names, turns))),
+        turns=list(reversed(turn_rows(names, turns))), events=log_rows(played.log(), names),
         chart=score_chart(names, turns, played.rules.target),
     )
 

@@ -233,3 +233,33 @@ def test_a_seat_types_points_on_its_turn_but_only_the_table_changes_the_game(cli
     response = client.post(f"{url}/points", json={"points": 300}, headers=auth)
     assert response.status_code == 200 and response.get_json()["turn_total"] == 300
     assert kinds(table) == ["start-roll", "start-roll", "points"]
+
+
+# ---- the history shows what was undone --------------------------------------------------------------------
+def events_on_page(client, game_id: int) -> list[tuple[str, str, bool]]:
+    """(kind, status, struck through) of each event the history page lists, oldest first."""
+    import re
+
+    page = client.get(f"/history/{game_id}").get_data(as_text=True)
+    items = re.findall(r'<li class="([a-z-]+)" data-seq="\d+" data-kind="([a-z-]+)">(.*?)</li>', page, re.S)
+    return [(kind, status, "<del>" in body) for status, kind, body in items]
+
+
+def test_the_history_strikes_through_undone_and_corrected_events(client, new_table):
+    table = new_table(["Ann", "Bob"], rules="family", source="manual")
+    table.post("throw", {"dice": [1, 2, 3, 4, 6]})
+    table.post("undo")
+    table.post("throw", {"dice": [2, 2, 3, 4, 5]})
+    table.post("correct", {"dice": [1, 2, 3, 4, 5]})
+    table.post("keep", {"dice": [1, 5]})
+    table.post("rename", {"player": 1, "name": "Robert"})
+    table.post("undo")
+    assert events_on_page(client, table.id) == [
+        ("throw", "undone", True), ("undo", "control", False), ("throw", "corrected", True),
+        ("correct", "in-effect", False), ("keep", "in-effect", False), ("rename", "undone", True),
+        ("undo", "control", False),
+    ]
+    page = client.get(f"/history/{table.id}").get_data(as_text=True)
+    assert "<del>seat 1 renamed Robert</del>" in page and "corrected the throw to 1-2-3-4-5" in page
+    table.post("redo")
+    assert events_on_page(client, table.id)[5] == ("rename", "in-effect", False)

@@ -15,7 +15,7 @@
     if (panel.hidden) return;
     const rollOff = state.roll_off;
     const rolls = rollOff ? rollOff.rolls.map((r) => `${nameOf(state, r.player)} ${r.face}`) : [];
-    const tied = rollOff && rollOff.contenders.length < state.players.filter((p) => p.playing).length;
+    const tied = rollOff && rollOff.rolls.length === 0;  // a round of rolls begun afresh: the last one tied
     const next = rollOff ? rollOff.next : state.current;
     let text = `${nameOf(state, next)} rolls`;
     if (tied) text = `Tie: ${rollOff.contenders.map((s) => nameOf(state, s)).join(" and ")} roll again. ${text}`;
@@ -27,6 +27,9 @@
 
   function renderPoints(state) {
     const open = !state.finished && state.phase === "throw" && state.turn_mode !== "dice";
+    if (open && state.turn_mode === "points") {
+      $("turn-line").textContent = `${nameOf(state, state.current)}: type more points, bank or farkle`;
+    }
     $("points-entry").hidden = !open;
     $("points-add").disabled = game.busy;
     $("points-farkle").disabled = game.busy;

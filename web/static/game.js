@@ -219,7 +219,8 @@
 
     const manual = config.source !== "virtual";
     const entryBox = $("entry");
-    entryBox.hidden = !(manual && !state.throw && !state.finished && state.phase !== "roll-off");
+    entryBox.hidden = !(manual && !state.throw && !state.finished && state.phase !== "roll-off"
+      && state.turn_mode !== "points");
     $("entry-faces").innerHTML = entry.length ? diceRow(entry) : `<em>0 of ${state.dice_left}</em>`;
     $("entry-done").disabled = busy || entry.length !== state.dice_left;
 

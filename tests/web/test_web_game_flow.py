@@ -135,7 +135,7 @@ def test_rename_target_add_and_remove_between_turns(new_table, client):
     table.post("throw", {"dice": [5, 2, 3, 4, 6]})
     table.post("bank", {"dice": [5]})
     page = client.get(f"/history/{table.id}").get_data(as_text=True)
-    assert "Cy:" in page and "Annie:" in page
+    assert "Cy:" in page and "Annie:" in page and "target 3000" in page
     assert "Cy" in client.get(f"/history/{table.id}.csv").get_data(as_text=True)
 
 

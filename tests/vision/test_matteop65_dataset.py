@@ -60,7 +60,6 @@ def test_a_reader_that_never_saw_this_table_reads_95_percent(evaluations: dict[s
     assert evaluations["unseen"].summary()["accuracy"] >= 0.95
 
 
-@NOT_YET
 def test_a_reader_that_never_saw_this_table_has_97_percent_precision(evaluations: dict[str, Evaluation]) -> None:
     assert evaluations["unseen"].summary()["precision"] >= 0.97
 

@@ -7,6 +7,7 @@ the cell (x, y, in cells) and the log of the top face's box width and height in 
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 from torch import nn
 from torch.nn import functional as F
@@ -79,3 +80,45 @@ class DeployedDetector(nn.Module):
         heat = torch.sigmoid(out[:, :1])
         peaks = heat * (F.max_pool2d(heat, 3, 1, 1) == heat).float()
         return torch.cat([peaks, out[:, 1:]], 1)
+
+
+def load_exported_weights(net: DiceDetectorNet, onnx_path: str) -> None:
+    """Give `net` the weights of an exported detector, so that training can go on from it.
+
+    The export folds each batch norm into the convolution before it. The folded bias goes into
+    the batch norm's shift, with unit statistics and scale, so the net in eval mode computes what
+    the ONNX file does; go on training with the batch norms kept in eval mode.
+    """
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(onnx_path)
+    weights = {item.name: numpy_helper.to_array(item) for item in model.graph.initializer}
+    exported = [(weights[node.input[1]], weights[node.input[2]] if len(node.input) > 2 else None) for node in model.graph.node if node.op_type == "Conv"]
+    order: list[nn.Conv2d] = []
+    hooks = [m.register_forward_hook(lambda module, *_: order.append(module)) for m in net.modules() if isinstance(m, nn.Conv2d)]
+    net.eval()
+    with torch.no_grad():
+        net(torch.zeros(1, 3, 64, 64))
+    for hook in hooks:
+        hook.remove()
+    if len(order) != len(exported):
+        raise ValueError(f"{onnx_path} has {len(exported)} convolutions, the net {len(order)}")
+    following = {}
+    modules = list(net.modules())
+    for index, module in enumerate(modules):
+        if isinstance(module, nn.Conv2d) and index + 1 < len(modules) and isinstance(modules[index + 1], nn.BatchNorm2d):
+            following[module] = modules[index + 1]
+    with torch.no_grad():
+        for conv, (weight, bias) in zip(order, exported):
+            if tuple(conv.weight.shape) != weight.shape:
+                raise ValueError(f"{onnx_path}: a convolution of shape {weight.shape} where the net has {tuple(conv.weight.shape)}")
+            conv.weight.copy_(torch.from_numpy(weight.copy()))
+            if conv.bias is not None:
+                conv.bias.copy_(torch.from_numpy(bias.copy()))
+            else:
+                norm = following[conv]
+                norm.running_mean.zero_()
+                norm.running_var.fill_(1.0)
+                norm.weight.fill_(float(np.sqrt(1.0 + norm.eps)))
+                norm.bias.copy_(torch.from_numpy(bias.copy()))

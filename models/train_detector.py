@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "models"))
 
-from detector_net import STRIDE, DeployedDetector, DiceDetectorNet  # noqa: E402
+from detector_net import STRIDE, DeployedDetector, DiceDetectorNet, load_exported_weights  # noqa: E402
 
 from vision.eval.labels import load_labelled_set  # noqa: E402
 
@@ -245,6 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=ROOT / "models" / "dice_detector.onnx")
     parser.add_argument("--card", type=Path, default=None, help="also write the model card here")
+    parser.add_argument("--init", type=Path, default=None, help="go on training from this exported detector (batch norms stay frozen)")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
@@ -265,7 +266,10 @@ def main(argv: list[str] | None = None) -> int:
     sources = [(synthetic, True)] * max(1, len(sources)) + sources
     print(f"loaded {len(synthetic)} synthetic frames and {used} real photos in {time.time() - started:.0f} s", flush=True)
 
-    net = DiceDetectorNet().to(memory_format=torch.channels_last)
+    net = DiceDetectorNet()
+    if args.init:
+        load_exported_weights(net, str(args.init))
+    net = net.to(memory_format=torch.channels_last)
     optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     budget = args.minutes * 60
     t0 = time.time()
@@ -280,6 +284,10 @@ def main(argv: list[str] | None = None) -> int:
         for group in optimiser.param_groups:
             group["lr"] = lr
         x, heat, weight, box, has_box = batch(sources, args.batch, rng)
+        if args.init:  # the folded statistics hold; only weights and batch-norm scales learn
+            for module in net.modules():
+                if isinstance(module, torch.nn.BatchNorm2d):
+                    module.eval()
         out = net(x)
         loss, heat_loss, size_loss = loss_of(out, heat, weight, box, has_box)
         optimiser.zero_grad()
@@ -296,6 +304,7 @@ def main(argv: list[str] | None = None) -> int:
     export(net, args.out)
     info = {
         "command": "python models/train_detector.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "initial_weights": str(args.init) if args.init else None,
         "without": args.without,
         "real_photos": used,
         "synthetic_frames": len(synthetic),

@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print("| variant | " + " | ".join(f"{n} per-die | {n} precision | {n} exact" for n in SETS) + " |")
     print("|---|" + "---|---|---|" * len(SETS))
-    for index, (label, mode, _) in enumerate(VARIANTS):
+    for index, (label, _mode, _) in enumerate(VARIANTS):
         cells = []
         for name in SETS:
             row = [r for r in rows if r["set"] == name][index]

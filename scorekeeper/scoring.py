@@ -94,8 +94,7 @@ def combinations(rules: Ruleset) -> tuple[Combination, ...]:
 
 
 def _sub_multisets(counts: Counts) -> Iterator[Counts]:
-    for sub in itertools.product(*(range(n + 1) for n in counts)):
-        yield sub  # type: ignore[misc]
+    yield from itertools.product(*(range(n + 1) for n in counts))
 
 
 @dataclass(frozen=True)

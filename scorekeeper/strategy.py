@@ -19,7 +19,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal, Union
+from typing import Literal
 
 from scorekeeper.dice import Keep, parse_faces
 from scorekeeper.errors import DiceError
@@ -444,7 +444,7 @@ class Advice:
         return f"Advice({self.action!r}{then}, expected={self.expected:.1f})"
 
 
-Subject = Union[GameState, Sequence[object]]
+Subject = GameState | Sequence[object]
 
 
 def advise(

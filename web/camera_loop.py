@@ -30,7 +30,7 @@ from vision.draw.live import draw_live
 from vision.live.settle import DiceReaderLike, Observation, SettleConfig, SettledThrow, ThrowWatcher
 from vision.live.sources import BaseSource, SourceError, SourceState, open_source
 from web import db as database
-from web.games import GameBook, GameNotFound, InputError, StaleVersion
+from web.games import GameBook, InputError, StaleVersion
 from web.live import ALL_GAMES, Broker
 
 log = logging.getLogger(__name__)

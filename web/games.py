@@ -15,7 +15,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from typing import Any
 
 from scorekeeper import Game, GameState, IllegalAction, Ruleset, RulesError, event_from_dict, house_rule, preset
@@ -86,7 +86,7 @@ def check_computers_can_play(names: tuple[str, ...], source: str) -> None:
 
 
 def utc_now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def ruleset_from_request(name: object, settings: object, houses: object = ()) -> Ruleset:

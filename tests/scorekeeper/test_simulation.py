@@ -2,7 +2,7 @@ import json
 import math
 import statistics
 import sys
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
@@ -40,7 +40,7 @@ def threshold_value(rules, bank_at):
             moves[n].append((ways, keeps[0] if keeps else None))
     ceiling = bank_at + 40000  # forced hot dice above this are priced at their total: far below 1e-9
 
-    @lru_cache(maxsize=None)
+    @cache
     def roll(t, n):
         total = 0.0
         for ways, keep in moves[n]:

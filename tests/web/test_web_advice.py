@@ -144,7 +144,7 @@ def test_the_pages_carry_a_panel_that_each_device_hides_for_itself(client, new_t
 
 @pytest.mark.browser
 @pytest.mark.slow
-def test_the_advice_panel_follows_the_game_and_hides_per_view(live_server, open_window):
+def test_the_advice_panel_follows_the_game_and_hides_per_view(live_server, open_window):  # noqa: F811 (a fixture)
     from test_web_browser import shoot, table_and_phone, wait_for, wait_live
     from web_helpers import api_state
 

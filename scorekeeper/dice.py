@@ -41,7 +41,7 @@ def parse_face(value: object) -> int:
     return int(value)
 
 
-def parse_faces(values: Iterable[object], max_dice: int | None = None) -> tuple[int, ...]:
+def parse_faces(values: object, max_dice: int | None = None) -> tuple[int, ...]:
     """Faces as a tuple of ints, checked one by one and, when given, against the number of dice."""
     if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
         raise DiceError(f"dice must be a list of faces, not {short(values)}")

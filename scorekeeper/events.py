@@ -205,8 +205,10 @@ def event_from_dict(data: Mapping[str, object]) -> Event:
     cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise DiceError(f"unknown event type {short(kind)}; known: {', '.join(EVENT_TYPES)}")
-    if cls in (Thrown, Corrected):
-        return cls(parse_faces(data.get("faces", ())))  # type: ignore[call-arg]
+    if cls is Thrown:
+        return Thrown(parse_faces(data.get("faces", ())))
+    if cls is Corrected:
+        return Corrected(parse_faces(data.get("faces", ())))
     if cls is Kept:
         return Kept(parse_faces(data.get("dice", ())))
     if cls is StartRolled:

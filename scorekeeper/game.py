@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from scorekeeper.dice import parse_face, parse_faces
 from scorekeeper.errors import DiceError, IllegalChange, IllegalThrow, NothingToRedo, NothingToUndo
@@ -315,7 +315,7 @@ class Game:
         name = rules_data.get("name", "custom")
         if not isinstance(name, str):
             raise DiceError("a saved game's rules need a name as text")
-        knobs = {k: parse_knob(k, v) for k, v in rules_data.items() if k != "name"}
+        knobs: dict[str, Any] = {k: parse_knob(k, v) for k, v in rules_data.items() if k != "name"}
         rules = _Ruleset(name=name, **knobs)
         events = data.get("events", [])
         if not isinstance(events, list):

@@ -73,6 +73,10 @@ def play_game(strategies: Sequence[Strategy], rules: Ruleset, rng: random.Random
     )
 
 
+def _add(mine: tuple[int, ...], theirs: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(a + b for a, b in zip(mine, theirs))
+
+
 @dataclass(frozen=True)
 class Tally:
     """Totals over games between the same strategies; `merge` adds two parts of one run."""
@@ -109,10 +113,10 @@ class Tally:
         return Tally(
             self.names,
             self.games + other.games,
-            *(tuple(a + b for a, b in zip(mine, theirs)) for mine, theirs in (
-                (self.wins, other.wins), (self.turns, other.turns),
-                (self.points, other.points), (self.squares, other.squares),
-            )),
+            _add(self.wins, other.wins),
+            _add(self.turns, other.turns),
+            _add(self.points, other.points),
+            _add(self.squares, other.squares),
             self.game_turns + other.game_turns,
             self.game_rounds + other.game_rounds,
         )

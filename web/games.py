@@ -248,7 +248,9 @@ class GameBook:
     @staticmethod
     def state_dict(record: GameRecord, state: GameState) -> dict[str, Any]:
         data = state.to_dict()
-        for player in data["players"]:  # type: ignore[union-attr]
+        players = data["players"]
+        assert isinstance(players, list)
+        for player in players:
             player["computer"] = is_computer(player["name"])
         return {"id": record.id, "source": record.source, "created_at": record.created_at, **data,
                 "advice": advice_for(state)}

@@ -131,4 +131,4 @@ def page_error(exc: HTTPException) -> ResponseReturnValue:
     if request.path.startswith("/api"):
         from web.api import on_http
         return on_http(exc)
-    return render_template("error.html", error=exc), exc.code
+    return render_template("error.html", error=exc), exc.code or 500

@@ -21,7 +21,7 @@ from dicekeeper.cli import CliError, positive_int
 
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction) -> None:
     bench = subparsers.add_parser(
         "camera-bench", help="measure the live camera's frame rate and its rest-to-page latency",
         description="Measure the capture-read-annotate frame rate on one core (1280x720 demo frames) and the "
@@ -93,7 +93,8 @@ def frame_rate(count: int) -> dict[str, Any]:
     box = LatestFrame()
     stream_every = 30 // 12  # the MJPEG stream sends about 12 frames a second
     capture = watch = annotate = 0.0
-    reads = read_time = 0
+    reads = 0
+    read_time = 0.0
     per_frame: list[float] = []
     streamed = 0
     throws = 0

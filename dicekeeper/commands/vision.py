@@ -16,7 +16,7 @@ import cv2
 from dicekeeper.cli import CliError, positive_int
 from vision.eval.evaluate import Evaluation
 from vision.images import ImageError, downscale, load_image
-from vision.eval.labels import LabelError, LabelledDie, load_labelled_set
+from vision.eval.labels import LabelError, load_labelled_set
 from vision.read.reader import MODES, DiceReader
 from vision.types import DieReading
 
@@ -111,7 +111,7 @@ def evaluate_set(dataset: str, split: str | None, max_side: int, reader: DiceRea
                 print(f"dicekeeper eval: {exc}", file=sys.stderr)
                 continue
             frame, scale = downscale(image, max_side)
-            labels = [LabelledDie(d.value, tuple(v * scale for v in d.box)) for d in item.dice]  # type: ignore[misc]
+            labels = [d.scaled(scale) for d in item.dice]
             start = time.perf_counter()
             readings = reader.read(frame)
             evaluation.add(readings, labels, (time.perf_counter() - start) * 1000.0)
@@ -208,7 +208,7 @@ def _bench_live(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction) -> None:
     read = subparsers.add_parser("read", help="read the dice in photos", description="Read the dice in photos.")
     read.add_argument("images", nargs="+", metavar="IMAGE")
     read.add_argument("--json", action="store_true", help="one JSON line per image")

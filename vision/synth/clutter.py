@@ -10,13 +10,13 @@ import cv2
 import numpy as np
 
 from vision.synth.tables import random_colour
+from vision.types import BGR, as_bgr
 
-BGR = tuple[int, int, int]
 SKIN: tuple[BGR, ...] = ((150, 180, 225), (120, 150, 200), (90, 120, 170), (60, 85, 120), (170, 195, 235))
 
 
 def _shade(colour: BGR, factor: float) -> BGR:
-    return tuple(int(np.clip(c * factor, 0, 255)) for c in colour)  # type: ignore[return-value]
+    return as_bgr(c * factor for c in colour)
 
 
 def _polygon(cx: float, cy: float, radius: float, sides: int, turn: float) -> np.ndarray:

@@ -8,13 +8,13 @@ import cv2
 import numpy as np
 
 from vision.synth.render import BACKGROUNDS, draw_background
+from vision.types import BGR, as_bgr
 
-BGR = tuple[int, int, int]
 SURFACES = (*BACKGROUNDS, "granite", "marble", "paper", "print", "checker", "painted", "carpet")
 
 
 def random_colour(rng: np.random.Generator, low: int = 0, high: int = 256) -> BGR:
-    return tuple(int(c) for c in rng.integers(low, high, 3))  # type: ignore[return-value]
+    return as_bgr(rng.integers(low, high, 3))
 
 
 def smooth_noise(rng: np.random.Generator, height: int, width: int, scale: float) -> np.ndarray:
@@ -116,14 +116,14 @@ def _painted(rng: np.random.Generator, height: int, width: int, base: BGR) -> np
 
 
 def _carpet(rng: np.random.Generator, height: int, width: int, base: BGR) -> np.ndarray:
-    fibres = rng.standard_normal((height, width)).astype(np.float32)
+    fibres: np.ndarray = rng.standard_normal((height, width)).astype(np.float32)
     fibres = cv2.GaussianBlur(fibres, (0, 0), rng.uniform(0.8, 2.0))
     angle = rng.uniform(0, 180)
-    kernel = np.zeros((9, 9), np.float32)
+    kernel: np.ndarray = np.zeros((9, 9), np.float32)
     cv2.line(kernel, (0, 4), (8, 4), 1.0, 1)
     kernel = cv2.warpAffine(kernel, cv2.getRotationMatrix2D((4, 4), angle, 1), (9, 9))
     fibres = cv2.filter2D(fibres, -1, kernel / max(kernel.sum(), 1e-3))
-    fibres /= max(float(fibres.std()), 1e-3)
+    fibres = fibres / max(float(fibres.std()), 1e-3)
     image = np.empty((height, width, 3), np.float32)
     image[:] = base
     return image * (1 + 0.35 * fibres[..., None])

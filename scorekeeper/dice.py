@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sized
+from collections.abc import Iterable, Sequence, Sized
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -60,7 +60,13 @@ def counts_of(faces: Iterable[int]) -> Counts:
     c = [0, 0, 0, 0, 0, 0]
     for f in faces:
         c[f - 1] += 1
-    return (c[0], c[1], c[2], c[3], c[4], c[5])
+    return as_counts(c)
+
+
+def as_counts(values: Sequence[int]) -> Counts:
+    """Six per-face numbers as a `Counts` tuple."""
+    a, b, c, d, e, f = values
+    return (a, b, c, d, e, f)
 
 
 def faces_of(counts: Counts) -> tuple[int, ...]:

@@ -197,7 +197,7 @@ def parse_name(value: object) -> str:
     return name
 
 
-def event_from_dict(data: Mapping[str, object]) -> Event:
+def event_from_dict(data: object) -> Event:
     """An event from its JSON form; malformed data raises DiceError (a ValueError)."""
     if not isinstance(data, Mapping):
         raise DiceError(f"an event must be an object, not {short(data)}")

@@ -62,7 +62,7 @@ CHECKPOINT_EVERY = 32
 below its target and replays at most 31 events, however long the game."""
 
 
-def check_players(players: Sequence[str]) -> tuple[str, ...]:
+def check_players(players: object) -> tuple[str, ...]:
     if isinstance(players, str) or not isinstance(players, Sequence):
         raise DiceError("players must be a list of names")
     names = tuple(players)
@@ -211,13 +211,13 @@ class Game:
             raise
 
     # ---- actions ----------------------------------------------------------------------------------
-    def throw(self, faces: Iterable[object]) -> GameState:
+    def throw(self, faces: object) -> GameState:
         return self.apply(Thrown(parse_faces(faces, self.rules.dice)))
 
     def keep(self, dice: Iterable[object]) -> GameState:
         return self.apply(Kept(parse_faces(dice, self.rules.dice)))
 
-    def bank(self, dice: Iterable[object] | None = None) -> GameState:
+    def bank(self, dice: object = None) -> GameState:
         """Bank the turn; with `dice`, first set those aside from the throw (both or neither happen)."""
         if dice is None:
             return self.apply(Banked())
@@ -320,7 +320,7 @@ class Game:
         events = data.get("events", [])
         if not isinstance(events, list):
             raise DiceError("a saved game's events must be a list")
-        return cls(data.get("players", ()), rules, [event_from_dict(e) for e in events])  # type: ignore[arg-type]
+        return cls(check_players(data.get("players", ())), rules, [event_from_dict(e) for e in events])
 
     def __repr__(self) -> str:
         return f"Game({list(self.players)!r}, {self.rules!r}, events={len(self._events)})"

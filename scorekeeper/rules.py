@@ -6,7 +6,7 @@ import dataclasses
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from scorekeeper.errors import RulesError
 from scorekeeper.numbers import parse_whole, short
@@ -110,7 +110,7 @@ class Ruleset:
         return f"Ruleset({self.name!r}{', ' + diff if diff else ''})"
 
 
-def _is_int(value: object) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -131,9 +131,9 @@ def range_text(key: str) -> str:
 
 def _check_range(key: str, value: object, alternative: str = "") -> None:
     low, high = RANGES[key]
-    ok = _is_int(value) and low <= value <= high  # type: ignore[operator]
+    ok = _is_int(value) and low <= value <= high
     if ok and key in COMBINATIONS:
-        ok = value % POINT_GRID == 0  # type: ignore[operator]
+        ok = _is_int(value) and value % POINT_GRID == 0
     _check(ok, f"{key} must be {range_text(key)}{' ' + alternative if alternative else ''}, not {short(value)}")
 
 
@@ -176,7 +176,7 @@ def _parse_int(key: str, value: object) -> int:
     if number is None:
         raise RulesError(f"{key} must be {range_text(key)}, not {short(value)}")
     _check_range(key, number)
-    return number  # type: ignore[return-value]
+    return number
 
 
 PRESETS: dict[str, Ruleset] = {

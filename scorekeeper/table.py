@@ -374,7 +374,9 @@ class Table:
                 self.first = self.current = leaders[0]
                 return
             self.roll_off = RollOff(leaders, (), False)  # the tied players roll again
-        self.current = self.roll_off.next_roller  # type: ignore[assignment]
+        roller = self.roll_off.next_roller
+        assert roller is not None  # a roll-off that is not decided has someone left to roll
+        self.current = roller
 
     def on_rename(self, seat: int, name: str) -> None:
         self._check_open()

@@ -182,7 +182,7 @@ def act(game_id: int, action: str) -> ResponseReturnValue:
     body = json_body(MAX_ACTION_BODY)
     version = expected_version(body)
     payload = {k: v for k, v in body.items() if k != "version"}
-    state = book().record_action(database.get_db(), game_id, action, payload, version,  # type: ignore[arg-type]
+    state = book().record_action(database.get_db(), game_id, action, payload, version,
                                  seat=actor.seat)
     return jsonify(state)
 

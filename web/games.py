@@ -119,7 +119,7 @@ def ruleset_from_dict(data: Mapping[str, object]) -> Ruleset:
 def player_names(players: object) -> tuple[str, ...]:
     if isinstance(players, list) and len(players) > MAX_PLAYERS:
         raise InputError(f"at most {MAX_PLAYERS} players can play, not {len(players)}")
-    names = check_players(players)  # type: ignore[arg-type]
+    names = check_players(players)
     for name in names:
         if len(name) > MAX_NAME_LENGTH:
             raise InputError(f"player name {name[:12]!r}... is longer than {MAX_NAME_LENGTH} characters")
@@ -288,7 +288,7 @@ class GameBook:
             raise InputError(str(exc)) from None
         if events is None:  # an imported game keeps its players, whatever its dice
             check_computers_can_play(names, choice.source)
-        game = Game(names, rules, [event_from_dict(e) for e in (events or [])])  # type: ignore[arg-type]
+        game = Game(names, rules, [event_from_dict(e) for e in (events or [])])
         token = secrets.token_urlsafe(18)
         now = utc_now()
         db.execute("BEGIN IMMEDIATE")
@@ -313,7 +313,7 @@ class GameBook:
         return record, game, choice.notice
 
     def record_action(self, db: sqlite3.Connection, game_id: int, action: str, payload: Mapping[str, object],
-                      expected_version: int | None = None, seat: int | None = None) -> dict[str, Any]:
+                      expected_version: object = None, seat: int | None = None) -> dict[str, Any]:
         """Check and store one action; returns the new state as the API serves it.
 
         Raises InputError (malformed), a ScorekeeperError (DiceError/RulesError: malformed dice;
@@ -328,7 +328,7 @@ class GameBook:
         if unknown:
             raise InputError(f"unknown field {unknown[0]!r} for {action}")
         dice = _parse_dice_field(payload) if "dice" in ACTIONS[action] else None
-        expected_version = check_version(expected_version)
+        expected = check_version(expected_version)
 
         # Caught up before the write lock, so a game that is not cached is not replayed while other
         # games wait on the database.
@@ -343,7 +343,7 @@ class GameBook:
                 except BaseException:
                     self._forget(game_id, live)
                     raise
-                stale = expected_version is not None and expected_version != game.version
+                stale = expected is not None and expected != game.version
                 state = game.state
                 if not stale:
                     if seat is not None:
@@ -367,8 +367,8 @@ class GameBook:
         finally:
             if db.in_transaction:
                 db.execute("ROLLBACK")
-        if stale:
-            raise StaleVersion(expected_version, self.state_dict(live.record, state))  # type: ignore[arg-type]
+        if stale and expected is not None:
+            raise StaleVersion(expected, self.state_dict(live.record, state))
         self.broker.publish(game_id)
         return self.state_dict(live.record, state)
 
@@ -380,11 +380,11 @@ class GameBook:
                 dice = self.roller.roll(game.state.dice_left)
             elif record.source == "virtual":
                 raise InputError('this game rolls virtual dice: send {} to throw')
-            game.throw(dice)  # type: ignore[arg-type]
+            game.throw(dice)
         elif action == "keep":
             game.keep(_required(dice, action))
         elif action == "bank":
-            game.bank(dice)  # type: ignore[arg-type]
+            game.bank(dice)
         elif action == "correct":
             game.correct(_required(dice, action))
         elif action == "piggyback":

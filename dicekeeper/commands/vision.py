@@ -50,7 +50,7 @@ def _reader(mode: str, detector: str | None = None, classifier: str | None = Non
             print(f"dicekeeper: warning: reading with pips alone, no die-face classifier: {exc}", file=sys.stderr)
             return DiceReader(mode="combined", detector=finder)
         raise CliError(f"--mode {mode} needs the die-face classifier, which cannot be loaded: {exc}") from None
-    return DiceReader(face_model, mode=mode, detector=finder)  # type: ignore[arg-type]
+    return DiceReader(face_model, mode=mode, detector=finder)  # type: ignore[arg-type]  # DiceReader checks the mode
 
 
 def reading_json(reading: DieReading, scale: float) -> dict[str, Any]:

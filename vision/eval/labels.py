@@ -160,8 +160,8 @@ def _load_voc(root: Path, split: str | None) -> Iterator[LabelledImage]:
             bndbox = obj.find("bndbox")
             if face is None or bndbox is None:
                 continue
-            box = tuple(float(bndbox.findtext(k) or 0) for k in ("xmin", "ymin", "xmax", "ymax"))
-            dice.append(LabelledDie(face, box))  # type: ignore[arg-type]
+            x0, y0, x1, y1 = (float(bndbox.findtext(k) or 0) for k in ("xmin", "ymin", "xmax", "ymax"))
+            dice.append(LabelledDie(face, (x0, y0, x1, y1)))
         yield LabelledImage(image_path, tuple(dice))
 
 

@@ -502,7 +502,7 @@ class DemoTable:
             lean = (hand_at[0] - self.width / 2) / self.width * 0.6
             hx, hy = self._hands.anchor
             cut, sprite = self._hands.get(lean)
-            paste(frame, sprite, int(round(hand_at[0])) - hx + cut, int(round(hand_at[1])) - hy)  # type: ignore[arg-type]
+            paste(frame, sprite, int(round(hand_at[0])) - hx + cut, int(round(hand_at[1])) - hy)
         level = self.brightness(t)
         if level != 1.0:
             frame = cv2.convertScaleAbs(frame, alpha=level)
@@ -564,9 +564,9 @@ class HandSprites:
         self.height = int(math.ceil(3.4 * die_size + frame_height + 3.0 * die_size))
         self.width = int(math.ceil(8.5 * die_size + 0.3 * self.height * 2))
         self.anchor = (self.width // 2, int(3.4 * die_size))
-        self._sprites: dict[float, tuple[int, tuple[np.ndarray, ...]]] = {}
+        self._sprites: dict[float, tuple[int, tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
 
-    def get(self, lean: float) -> tuple[int, tuple[np.ndarray, ...]]:
+    def get(self, lean: float) -> tuple[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """(columns cut on the left, sprite) for the lean nearest to `lean`."""
         nearest = min(self.LEANS, key=lambda v: abs(v - lean))
         if nearest not in self._sprites:
@@ -600,11 +600,12 @@ class HandSprites:
         colour = np.where(sleeve, np.asarray(SLEEVE, np.float32), colour)
         return colour * alpha[..., None], alpha, shadow
 
-    def _crop(self, sprite: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[int, tuple[np.ndarray, ...]]:
+    def _crop(self, sprite: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """The sprite cut to the columns it covers, and how many columns were cut on the left."""
         used = np.flatnonzero((sprite[1] > 0.002).any(axis=0) | (sprite[2] > 0.01).any(axis=0))
         left, right = int(used[0]), int(used[-1]) + 1
-        return left, tuple(np.ascontiguousarray(part[:, left:right]) for part in sprite)
+        colour, alpha, shadow = (np.ascontiguousarray(part[:, left:right]) for part in sprite)
+        return left, (colour, alpha, shadow)
 
 
 def paste(frame: np.ndarray, sprite: tuple[np.ndarray, np.ndarray, np.ndarray], x: int, y: int,

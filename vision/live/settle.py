@@ -323,4 +323,4 @@ def default_reader(mode: str = "combined") -> DiceReaderLike:
         if mode == "classifier":
             raise
         return DiceReader(mode="pips", detector=detector)
-    return DiceReader(classifier, mode=mode, detector=detector)  # type: ignore[arg-type]
+    return DiceReader(classifier, mode=mode, detector=detector)  # type: ignore[arg-type]  # DiceReader checks the mode

@@ -42,7 +42,18 @@ from scorekeeper.events import (
 )
 from scorekeeper.game import Game, GameState, LogEntry, PlayerState, RollOff, ThrowRecord, TurnRecord
 from scorekeeper.odds import ThrowOdds, odds, throw_odds
-from scorekeeper.rules import DEFAULT_PRESET, HOUSE_RULES, PRESETS, Ruleset, house_rule, knob_names, preset, ruleset_from_toml
+from scorekeeper.rules import (
+    DEFAULT_PRESET,
+    HOUSE_RULES,
+    PRESETS,
+    Ruleset,
+    compose_ruleset,
+    house_rule,
+    knob_names,
+    preset,
+    ruleset_from_dict,
+    ruleset_from_toml,
+)
 from scorekeeper.scoring import is_farkle, is_legal_keep, legal_keeps, score
 
 __all__ = [
@@ -51,7 +62,7 @@ __all__ = [
     "NothingToUndo", "PRESETS", "Piggybacked", "PlayerState", "Ruleset", "RulesError", "ScorekeeperError",
     "Throw", "ThrowOdds", "ThrowRecord", "Thrown", "TurnRecord", "Undone", "event_from_dict", "house_rule",
     "is_farkle", "is_legal_keep", "knob_names", "legal_keeps", "odds", "parse_face", "parse_faces", "preset",
-    "ruleset_from_toml", "score", "throw_odds",
+    "ruleset_from_toml", "score", "throw_odds", "compose_ruleset", "ruleset_from_dict",
     "FarkleDeclared", "IllegalChange", "IllegalPoints", "IllegalRollOff", "MalformedInput", "NothingToRedo",
     "PlayerAdded", "PlayerRemoved", "PointsEntered", "Redone", "Renamed", "RollOff", "StartRolled",
     "TargetChanged", "TurnUndone", "LogEntry",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from scorekeeper.dice import parse_face, parse_faces
 from scorekeeper.errors import DiceError, IllegalChange, IllegalThrow, NothingToRedo, NothingToUndo
@@ -34,7 +34,7 @@ from scorekeeper.events import (
     parse_name,
     parse_whole,
 )
-from scorekeeper.rules import Ruleset
+from scorekeeper.rules import Ruleset, ruleset_from_dict
 from scorekeeper.state import GameState, Phase, PlayerState, RollOff, ThrowRecord, TurnRecord
 from scorekeeper.table import Saved, Table
 
@@ -307,16 +307,12 @@ class Game:
     @classmethod
     def from_dict(cls, data: Mapping[str, object]) -> Game:
         """A game from `to_dict` output; every event is checked again as it is replayed."""
-        from scorekeeper.rules import Ruleset as _Ruleset, parse_knob
-
         rules_data = data.get("rules")
         if not isinstance(rules_data, Mapping):
             raise DiceError("a saved game needs its rules as an object")
-        name = rules_data.get("name", "custom")
-        if not isinstance(name, str):
+        if not isinstance(rules_data.get("name", "custom"), str):
             raise DiceError("a saved game's rules need a name as text")
-        knobs: dict[str, Any] = {k: parse_knob(k, v) for k, v in rules_data.items() if k != "name"}
-        rules = _Ruleset(name=name, **knobs)
+        rules = ruleset_from_dict(rules_data)
         events = data.get("events", [])
         if not isinstance(events, list):
             raise DiceError("a saved game's events must be a list")

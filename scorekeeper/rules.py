@@ -231,6 +231,37 @@ def house_rule(name: str) -> dict[str, object]:
         raise RulesError(f"unknown house rule {short(name)}; known: {', '.join(HOUSE_RULES)}") from None
 
 
+def compose_ruleset(base: Ruleset | str = DEFAULT_PRESET, houses: object = (), settings: object = None) -> Ruleset:
+    """A ruleset (or the preset of that name) with named house rules, then knob settings, laid over it.
+
+    Each layer overrides the one before: a knob set by hand beats a house rule's value for it.
+    Values may still be text (a form, the command line); a bad name or value raises RulesError.
+    """
+    rules = base if isinstance(base, Ruleset) else preset(base)
+    if isinstance(houses, str):
+        houses = [houses]
+    if not isinstance(houses, (list, tuple)) or not all(isinstance(h, str) for h in houses):
+        raise RulesError("house rules must be a list of house-rule names")
+    if settings is None:
+        settings = {}
+    if not isinstance(settings, Mapping):
+        raise RulesError("knob settings must map knob names to values")
+    merged: dict[str, object] = {}
+    for house in houses:
+        merged.update(house_rule(house))
+    merged.update(settings)
+    return rules.with_settings(merged) if merged else rules
+
+
+def ruleset_from_dict(data: Mapping[str, object]) -> Ruleset:
+    """A ruleset back from `Ruleset.to_dict()` (a stored or exported game): its name and every knob."""
+    name = data.get("name", "custom")
+    if not isinstance(name, str):
+        raise RulesError(f"a ruleset's name must be text, not {short(name)}")
+    knobs: dict[str, Any] = {key: parse_knob(key, value) for key, value in data.items() if key != "name"}
+    return Ruleset(name=name, **knobs)
+
+
 def ruleset_from_toml(text: str) -> Ruleset:
     """A ruleset from TOML: an optional `preset = NAME` (default `family`) plus any knobs.
 
@@ -244,10 +275,7 @@ def ruleset_from_toml(text: str) -> Ruleset:
     if not isinstance(table, dict):
         raise RulesError("the [rules] entry must be a table")
     table = dict(table)
-    base = preset(str(table.pop("preset", DEFAULT_PRESET)))
+    base = str(table.pop("preset", DEFAULT_PRESET))
     name = table.pop("name", None)
-    houses = table.pop("house", [])
-    for house in [houses] if isinstance(houses, str) else houses:
-        table = {**house_rule(house), **table}
-    rules = base.with_settings(table)
+    rules = compose_ruleset(base, table.pop("house", []), table)
     return rules.replace(name=str(name)) if name else rules

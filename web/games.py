@@ -18,7 +18,17 @@ from dataclasses import dataclass, field
 from datetime import datetime, UTC
 from typing import Any
 
-from scorekeeper import Game, GameState, IllegalAction, Ruleset, RulesError, event_from_dict, house_rule, preset
+from scorekeeper import (
+    DEFAULT_PRESET,
+    Game,
+    GameState,
+    IllegalAction,
+    Ruleset,
+    RulesError,
+    compose_ruleset,
+    event_from_dict,
+    ruleset_from_dict,
+)
 from scorekeeper.game import check_players
 
 from web.advice import advice_for
@@ -90,30 +100,18 @@ def utc_now() -> str:
 
 
 def ruleset_from_request(name: object, settings: object, houses: object = ()) -> Ruleset:
-    """A preset with house rules and knob settings laid over it; bad values raise RulesError."""
+    """The request's preset (the default one if none is named) with its house rules and "set" knobs."""
     if name is None:
-        name = "family"
+        name = DEFAULT_PRESET
     if not isinstance(name, str):
         raise RulesError(f"rules must be a preset name, not {name!r}")
-    rules = preset(name)
     if isinstance(houses, str):
         houses = [houses]
-    if not isinstance(houses, (list, tuple)) or not all(isinstance(h, str) for h in houses):
+    if not isinstance(houses, (list, tuple)):
         raise RulesError("house must be a list of house-rule names")
-    merged: dict[str, object] = {}
-    for house in houses:
-        merged.update(house_rule(house))
-    if settings is None:
-        settings = {}
-    if not isinstance(settings, Mapping):
+    if settings is not None and not isinstance(settings, Mapping):
         raise RulesError('"set" must be an object of knob: value')
-    merged.update(settings)
-    return rules.with_settings(merged) if merged else rules
-
-
-def ruleset_from_dict(data: Mapping[str, object]) -> Ruleset:
-    """A stored ruleset (Ruleset.to_dict()) back as a value."""
-    return Game.from_dict({"players": ["x"], "rules": data, "events": []}).rules
+    return compose_ruleset(name, houses, settings)
 
 
 def player_names(players: object) -> tuple[str, ...]:

@@ -16,7 +16,7 @@ from scorekeeper import (
     DiceError,
     Ruleset,
     RulesError,
-    house_rule,
+    compose_ruleset,
     legal_keeps,
     odds,
     parse_faces,
@@ -38,16 +38,13 @@ def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
 
 def rules_from_args(args: argparse.Namespace) -> Ruleset:
     try:
-        rules = _base_rules(args.rules)
         settings: dict[str, object] = {}
-        for name in args.house:
-            settings.update(house_rule(name))
         for item in args.settings:
             key, sep, value = item.partition("=")
             if not sep or not key.strip():
                 raise CliError(f"--set needs KEY=VALUE, not {item!r}")
             settings[key.strip()] = value
-        return rules.with_settings(settings) if settings else rules
+        return compose_ruleset(_base_rules(args.rules), args.house, settings)
     except RulesError as exc:
         raise CliError(str(exc)) from None
 

@@ -20,7 +20,7 @@ import cv2
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from dicekeeper.commands.vision import evaluate_set  # noqa: E402
+from vision.eval.evaluate import evaluate_set  # noqa: E402
 from vision.read.classifier import DieFaceClassifier  # noqa: E402
 from vision.read.detect import DiceDetector  # noqa: E402
 from vision.read.reader import DiceReader, ReaderSettings  # noqa: E402

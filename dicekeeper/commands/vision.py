@@ -14,9 +14,9 @@ from typing import Any
 import cv2
 
 from dicekeeper.cli import CliError, positive_int
-from vision.eval.evaluate import Evaluation
+from vision.eval.evaluate import evaluate_set
 from vision.images import ImageError, downscale, load_image
-from vision.eval.labels import LabelError, load_labelled_set
+from vision.eval.labels import LabelError
 from vision.read.reader import MODES, DiceReader
 from vision.types import DieReading
 
@@ -99,29 +99,14 @@ def cmd_read(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def evaluate_set(dataset: str, split: str | None, max_side: int, reader: DiceReader) -> Evaluation:
-    """Read every labelled image of the set and score it."""
-    evaluation = Evaluation()
-    splits = split.split(",") if split else [None]
-    for name in splits:
-        for item in load_labelled_set(dataset, name):
-            try:
-                image = load_image(item.path)
-            except ImageError as exc:
-                print(f"dicekeeper eval: {exc}", file=sys.stderr)
-                continue
-            frame, scale = downscale(image, max_side)
-            labels = [d.scaled(scale) for d in item.dice]
-            start = time.perf_counter()
-            readings = reader.read(frame)
-            evaluation.add(readings, labels, (time.perf_counter() - start) * 1000.0)
-    return evaluation
+def _unreadable(exc: ImageError) -> None:
+    print(f"dicekeeper eval: {exc}", file=sys.stderr)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
     reader = _reader(args.mode, args.detector_model, args.classifier_model)
     try:
-        evaluation = evaluate_set(args.dataset, args.split, args.max_side, reader)
+        evaluation = evaluate_set(args.dataset, args.split, args.max_side, reader, on_unreadable=_unreadable)
     except LabelError as exc:
         raise CliError(str(exc)) from None
     summary = evaluation.summary()

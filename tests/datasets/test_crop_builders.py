@@ -15,7 +15,7 @@ import synthetic_crops  # noqa: E402
 from vision.eval.labels import load_labelled_set  # noqa: E402
 from vision.read.classifier import NOT_A_DIE  # noqa: E402
 from vision.synth.render import DieSpec, Scene, render  # noqa: E402
-from vision.training import photo_crops, rendered_crops  # noqa: E402
+from vision.training import detector_frames, photo_crops, rendered_crops  # noqa: E402
 
 
 @pytest.fixture
@@ -74,3 +74,12 @@ def test_the_synthetic_script_writes_what_the_library_builds(tmp_path: Path, cap
     with np.load(out) as written:
         assert np.array_equal(written["crops"], rendered_crops.build(12, seed=5)["crops"])
     assert "12 crops" in capsys.readouterr().out
+
+
+def test_detector_frames_are_reproducible_and_index_their_dice() -> None:
+    frames, boxes = detector_frames.build(3, seed=2, side=96, workers=1)
+    assert frames.shape == (3, 96, 96, 3) and boxes.shape[1] == 5 and len(boxes) > 0
+    assert set(boxes[:, 0].astype(int).tolist()) <= {0, 1, 2}
+    assert ((boxes[:, 1:3] >= 0) & (boxes[:, 1:3] <= 96)).all()
+    again_frames, again_boxes = detector_frames.build(3, seed=2, side=96, workers=1)
+    assert np.array_equal(frames, again_frames) and np.array_equal(boxes, again_boxes)

@@ -11,6 +11,13 @@ from scorekeeper.errors import DiceError, MalformedInput
 from scorekeeper.numbers import MAX_DIGITS, short
 from scorekeeper.numbers import parse_whole as parse_whole_text
 
+__all__ = [
+    "Banked", "Corrected", "Event", "FarkleDeclared", "Kept", "Piggybacked", "PlayerAdded", "PlayerRemoved",
+    "PointsEntered", "Redone", "Renamed", "StartRolled", "TargetChanged", "Thrown", "TurnUndone", "Undone",
+    "event_from_dict",
+]  # fmt: skip
+
+
 
 @dataclass(frozen=True)
 class Event:

@@ -179,6 +179,8 @@ def _parse_int(key: str, value: object) -> int:
     return number
 
 
+# A table: each preset keeps its knobs on a line or two.
+# fmt: off
 PRESETS: dict[str, Ruleset] = {
     r.name: r
     for r in (
@@ -203,6 +205,7 @@ PRESETS: dict[str, Ruleset] = {
                 finish="last-chance", three_farkle_penalty=1000),
     )
 }
+# fmt: on
 
 HOUSE_RULES: dict[str, dict[str, object]] = {
     "greed": {"entry": 1000},

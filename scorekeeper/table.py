@@ -18,20 +18,8 @@ from scorekeeper.errors import (
     IllegalRollOff,
     IllegalThrow,
 )
-from scorekeeper.events import (
-    Banked,
-    Event,
-    FarkleDeclared,
-    Kept,
-    Piggybacked,
-    PlayerAdded,
-    PlayerRemoved,
-    PointsEntered,
-    Renamed,
-    StartRolled,
-    TargetChanged,
-    Thrown,
-)
+from scorekeeper import events as ev
+from scorekeeper.events import Event
 from scorekeeper.numbers import short
 from scorekeeper.rules import RANGES, Ruleset, range_text
 from scorekeeper.scoring import is_three_pairs, legal_keeps, score_table, throw_values
@@ -41,7 +29,7 @@ MAX_SEATS = 24
 """Players who join take a new seat and those who leave keep theirs: this bounds the table (and
 the work of every event) however many join and leave."""
 
-TURN_OPENERS = (Thrown, Piggybacked, PointsEntered, FarkleDeclared)
+TURN_OPENERS = (ev.Thrown, ev.Piggybacked, ev.PointsEntered, ev.FarkleDeclared)
 """Events that begin a turn when nothing has happened in it yet."""
 
 
@@ -539,17 +527,17 @@ class Table:
 
 
 _HANDLERS: dict[type[Event], Callable[[Table, Any], None]] = {
-    Thrown: lambda t, e: t.on_throw(e.faces),
-    Kept: lambda t, e: t.on_keep(e.dice),
-    Banked: lambda t, e: t.on_bank(),
-    Piggybacked: lambda t, e: t.on_piggyback(),
-    PointsEntered: lambda t, e: t.on_points(e.points),
-    FarkleDeclared: lambda t, e: t.on_farkle_declared(),
-    StartRolled: lambda t, e: t.on_start_roll(e.face),
-    Renamed: lambda t, e: t.on_rename(e.player, e.name),
-    TargetChanged: lambda t, e: t.on_target(e.target),
-    PlayerAdded: lambda t, e: t.on_add(e.name),
-    PlayerRemoved: lambda t, e: t.on_remove(e.player),
+    ev.Thrown: lambda t, e: t.on_throw(e.faces),
+    ev.Kept: lambda t, e: t.on_keep(e.dice),
+    ev.Banked: lambda t, e: t.on_bank(),
+    ev.Piggybacked: lambda t, e: t.on_piggyback(),
+    ev.PointsEntered: lambda t, e: t.on_points(e.points),
+    ev.FarkleDeclared: lambda t, e: t.on_farkle_declared(),
+    ev.StartRolled: lambda t, e: t.on_start_roll(e.face),
+    ev.Renamed: lambda t, e: t.on_rename(e.player, e.name),
+    ev.TargetChanged: lambda t, e: t.on_target(e.target),
+    ev.PlayerAdded: lambda t, e: t.on_add(e.name),
+    ev.PlayerRemoved: lambda t, e: t.on_remove(e.player),
 }
 
 

@@ -1,6 +1,11 @@
-"""The rules engine of Dice 10,000: rulesets, scoring, legal keeps, the event-sourced game and odds.
+"""The rules engine of Dice 10,000.
 
-Pure Python with no I/O: it imports nothing from the vision or web packages.
+It owns the rules and the game: rulesets as data and their composition (presets, house rules,
+knobs), scoring and legal keeps, the events of a game and the fold of them into its state
+(`Game`), odds, the best play (`strategy`), computer players and simulated games.
+
+Pure Python with no I/O: it imports nothing from `vision`, `web` or `dicekeeper` (an
+import contract in pyproject.toml checks this).
 """
 
 from scorekeeper import errors, events

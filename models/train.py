@@ -130,7 +130,9 @@ def train(args: argparse.Namespace) -> nn.Module:
             loss_sum += loss.item() * len(idx)
             correct += int((logits.argmax(1) == yb).sum())
             total += len(idx)
-        print(f"epoch {epoch + 1}/{args.epochs}: loss {loss_sum / total:.4f} train acc {correct / total:.4f} ({time.time() - started:.0f} s)", flush=True)
+        seconds = time.time() - started
+        print(f"epoch {epoch + 1}/{args.epochs}: loss {loss_sum / total:.4f} train acc {correct / total:.4f} ({seconds:.0f} s)",
+              flush=True)
     return net.eval()
 
 
@@ -213,8 +215,8 @@ with onnxruntime on the CPU, one intra-op thread.
 - Architecture: 5 conv 3x3 + batch norm + ReLU layers (16, 32, 64, 64, 96 channels), three
   2x2 max pools, global average pool, dropout, one linear layer, softmax (in the graph).
 - Size: {size_bytes} bytes, ONNX opset 18, input `crops` (N, 3, 32, 32) float in 0..1.
-- Training: {epochs} epochs of {crops_per_epoch} random crops, AdamW with a one-cycle schedule, label smoothing 0.05, random
-  quarter turns, mirrors, channel swaps, inversion, grey, contrast, brightness, blur and
+- Training: {epochs} epochs of {crops_per_epoch} random crops, AdamW with a one-cycle schedule, label smoothing
+  0.05, random quarter turns, mirrors, channel swaps, inversion, grey, contrast, brightness, blur and
   noise. {training_minutes} minutes wall clock ({cpu_minutes} CPU minutes) with
   `--threads {threads}` on a 2-core machine shared with other jobs.
 - Command: `{command}`

@@ -185,8 +185,8 @@ def _bench_live(args: argparse.Namespace) -> int:
     wall, cpu = time_reads(reader.read, frames, args.repeat)
     sizes = sorted({f"{f.shape[1]}x{f.shape[0]}" for f in frames})
     if args.json:
-        print(json.dumps({"median_ms": round(statistics.median(wall), 3), "cpu_median_ms": round(statistics.median(cpu), 3),
-                          "frames": len(frames), "repeat": args.repeat, "sizes": sizes}))  # fmt: skip
+        medians = {"median_ms": round(statistics.median(wall), 3), "cpu_median_ms": round(statistics.median(cpu), 3)}
+        print(json.dumps({**medians, "frames": len(frames), "repeat": args.repeat, "sizes": sizes}))
     else:
         print(f"live reader, {len(frames)} frame(s) ({', '.join(sizes)}), {args.repeat} round(s), one thread: "
               f"median {statistics.median(wall):.2f} ms a frame, CPU time median {statistics.median(cpu):.2f} ms")

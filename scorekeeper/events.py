@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
@@ -24,7 +25,12 @@ class Event:
     kind: ClassVar[str] = ""
 
     def to_dict(self) -> dict[str, object]:
-        return {"type": self.kind}
+        """The event as JSON: its type, then its fields in order, tuples as lists."""
+        data: dict[str, object] = {"type": self.kind}
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            data[field.name] = list(value) if isinstance(value, tuple) else value
+        return data
 
 
 @dataclass(frozen=True)
@@ -34,9 +40,6 @@ class Thrown(Event):
     faces: tuple[int, ...]
     kind: ClassVar[str] = "throw"
 
-    def to_dict(self) -> dict[str, object]:
-        return {"type": self.kind, "faces": list(self.faces)}
-
 
 @dataclass(frozen=True)
 class Kept(Event):
@@ -44,9 +47,6 @@ class Kept(Event):
 
     dice: tuple[int, ...]
     kind: ClassVar[str] = "keep"
-
-    def to_dict(self) -> dict[str, object]:
-        return {"type": self.kind, "dice": list(self.dice)}
 
 
 @dataclass(frozen=True)
@@ -69,9 +69,6 @@ class Corrected(Event):
 
     faces: tuple[int, ...]
     kind: ClassVar[str] = "correct"
-
-    def to_dict(self) -> dict[str, object]:
-        return {"type": self.kind, "faces": list(self.faces)}
 
 
 @dataclass(frozen=True)
@@ -103,9 +100,6 @@ class StartRolled(Event):
     face: int
     kind: ClassVar[str] = "start-roll"
 
-    def to_dict(self) -> dict[str, object]:
-        return {"type": self.kind, "face": self.face}
-
 
 @dataclass(frozen=True)
 class PointsEntered(Event):
@@ -113,9 +107,6 @@ class PointsEntered(Event):
 
     points: int
     kind: ClassVar[str] = "points"
-
-    def to_dict(self) -> dict[str, object]:
-        return {"type": self.kind, "points": self.points}
 
 
 @dataclass(frozen=True)
@@ -133,9 +124,6 @@ class Renamed(Event):
     name: str
     kind: ClassVar[str] = "rename"
 
-    def to_dict(self) -> dict[str, object]:
-        return {"type": self.kind, "player": self.player, "name": self.name}
-
 
 @dataclass(frozen=True)
 class TargetChanged(Event):
@@ -143,9 +131,6 @@ class TargetChanged(Event):
 
     target: int
     kind: ClassVar[str] = "target"
-
-    def to_dict(self) -> dict[str, object]:
-        return {"type": self.kind, "target": self.target}
 
 
 @dataclass(frozen=True)
@@ -155,9 +140,6 @@ class PlayerAdded(Event):
     name: str
     kind: ClassVar[str] = "add-player"
 
-    def to_dict(self) -> dict[str, object]:
-        return {"type": self.kind, "name": self.name}
-
 
 @dataclass(frozen=True)
 class PlayerRemoved(Event):
@@ -165,9 +147,6 @@ class PlayerRemoved(Event):
 
     player: int
     kind: ClassVar[str] = "remove-player"
-
-    def to_dict(self) -> dict[str, object]:
-        return {"type": self.kind, "player": self.player}
 
 
 EVENT_TYPES: dict[str, type[Event]] = {

@@ -130,9 +130,8 @@ def train(args: argparse.Namespace) -> nn.Module:
             loss_sum += loss.item() * len(idx)
             correct += int((logits.argmax(1) == yb).sum())
             total += len(idx)
-        seconds = time.time() - started
-        print(f"epoch {epoch + 1}/{args.epochs}: loss {loss_sum / total:.4f} train acc {correct / total:.4f} ({seconds:.0f} s)",
-              flush=True)
+        scores = f"loss {loss_sum / total:.4f} train acc {correct / total:.4f}"
+        print(f"epoch {epoch + 1}/{args.epochs}: {scores} ({time.time() - started:.0f} s)", flush=True)
     return net.eval()
 
 

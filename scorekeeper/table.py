@@ -10,6 +10,7 @@ from typing import Any, Literal
 from scorekeeper.dice import Keep, counts_of, parse_face, parse_faces
 from scorekeeper.errors import (
     GameOver,
+    IllegalAction,
     IllegalBank,
     IllegalChange,
     IllegalKeep,
@@ -201,15 +202,24 @@ class Table:
             raise
         self.applied += 1
 
+    def _check_next_throw(self, error: type[IllegalAction], keep_waiting: str, other_mode: str, mixed: str) -> None:
+        """A throw, or typed points, may come next: the roll-off is over, no keep is waiting and the
+        turn is not already played the other way (`other_mode`)."""
+        if self.rolling_off():
+            raise error("the roll-off for the first turn is not finished")
+        if self.phase == "keep":
+            raise error(keep_waiting)
+        if self.turn_mode == other_mode:
+            raise error(mixed)
+
     def on_throw(self, faces: tuple[int, ...]) -> None:
         self._check_open()
         faces = parse_faces(faces, self.rules.dice)
-        if self.rolling_off():
-            raise IllegalThrow("the roll-off for the first turn is not finished")
-        if self.phase == "keep":
-            raise IllegalThrow("set aside at least one scoring die from the last throw before throwing again")
-        if self.turn_mode == "points":
-            raise IllegalThrow("this turn is scored by typed points: type more, bank or type a farkle")
+        self._check_next_throw(
+            IllegalThrow,
+            "set aside at least one scoring die from the last throw before throwing again",
+            "points", "this turn is scored by typed points: type more, bank or type a farkle",
+        )
         if len(faces) != self.dice_left:
             raise IllegalThrow(f"{len(faces)} dice thrown, but {self.dice_left} are in play")
         self.started = True
@@ -317,12 +327,11 @@ class Table:
 
     def on_points(self, points: int) -> None:
         self._check_open()
-        if self.rolling_off():
-            raise IllegalPoints("the roll-off for the first turn is not finished")
-        if self.phase == "keep":
-            raise IllegalPoints("a throw is waiting for a keep: keep dice or correct the throw")
-        if self.turn_mode == "dice":
-            raise IllegalPoints("this turn is played with dice: points cannot be typed into it")
+        self._check_next_throw(
+            IllegalPoints,
+            "a throw is waiting for a keep: keep dice or correct the throw",
+            "dice", "this turn is played with dice: points cannot be typed into it",
+        )
         if points <= 0 or points % 50:
             raise IllegalPoints(f"points come in multiples of 50, not {points}")
         if points not in throw_values(self.rules):

@@ -28,10 +28,10 @@ from scorekeeper.sources import combination_lines, knob_source
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
     """`--rules NAME|FILE.toml`, `--house NAME` and `--set KEY=VALUE`, shared by every engine command."""
-    parser.add_argument("--rules", default=DEFAULT_PRESET, metavar="NAME",
-                        help=f"a preset ({', '.join(PRESETS)}) or a TOML file; default {DEFAULT_PRESET}")
-    parser.add_argument("--house", action="append", default=[], metavar="NAME",
-                        help=f"lay a named house rule over the preset ({', '.join(HOUSE_RULES)})")
+    presets, houses = ", ".join(PRESETS), ", ".join(HOUSE_RULES)
+    rules_help = f"a preset ({presets}) or a TOML file; default {DEFAULT_PRESET}"
+    parser.add_argument("--rules", default=DEFAULT_PRESET, metavar="NAME", help=rules_help)
+    parser.add_argument("--house", action="append", default=[], metavar="NAME", help=f"lay a house rule over it ({houses})")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="settings",
                         help="change one knob, e.g. --set entry=1000 (repeatable)")
 

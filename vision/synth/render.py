@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from vision.read.faces import LAYOUTS
 from vision.types import BGR, DieBox, as_bgr
 
 
@@ -22,13 +23,11 @@ PIP_SHAPES = ("round", "square", "ring")
 
 # Pip centres on a face of side 1 centred on the origin, x right and y down.
 _PIP_LAYOUT: dict[int, tuple[tuple[float, float], ...]] = {
-    1: ((0.0, 0.0),),
-    2: ((-0.25, -0.25), (0.25, 0.25)),
-    3: ((-0.25, -0.25), (0.0, 0.0), (0.25, 0.25)),
-    4: ((-0.25, -0.25), (0.25, -0.25), (-0.25, 0.25), (0.25, 0.25)),
-    5: ((-0.25, -0.25), (0.25, -0.25), (0.0, 0.0), (-0.25, 0.25), (0.25, 0.25)),
-    6: ((-0.25, -0.27), (0.25, -0.27), (-0.25, 0.0), (0.25, 0.0), (-0.25, 0.27), (0.25, 0.27)),
+    value: tuple((0.25 * x, (0.27 if value == 6 else 0.25) * y) for x, y in sorted(grid, key=lambda p: (p[1], p[0])))
+    for value, grid in LAYOUTS.items()
 }
+"""The reader's pip grid (`vision.read.faces.LAYOUTS`) a quarter of the face apart; a six's rows
+stand a little wider, as on most dice. Row by row, left to right."""
 
 # Cube faces as (normal, corner order) in die coordinates; x right, y down, z toward camera.
 # Corners run so that the face texture's top-left, top-right, bottom-right land on them.

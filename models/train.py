@@ -25,10 +25,9 @@ from torch.nn import functional as F
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from vision.read.classifier import DieFaceClassifier  # noqa: E402
+from vision.read.classifier import N_CLASSES, NOT_A_DIE, DieFaceClassifier  # noqa: E402
 
 BUILD = ROOT / "datasets" / "build"
-N_CLASSES = 7
 
 
 def conv(inputs: int, outputs: int) -> list[nn.Module]:
@@ -161,14 +160,14 @@ def report(model_path: Path) -> dict[str, object]:
         predicted = probabilities.argmax(1)
         labels, scales = data["labels"], data["scales"]
         for scale in sorted(set(scales.tolist())):
-            dice = (scales == scale) & (labels < 6)
-            other = (scales == scale) & (labels == 6)
+            dice = (scales == scale) & (labels < NOT_A_DIE)
+            other = (scales == scale) & (labels == NOT_A_DIE)
             figures[f"{split}/{scale}"] = {
                 "dice": int(dice.sum()),
                 "face_accuracy": float((predicted[dice] == labels[dice]).mean()),
-                "dice_called_not_a_die": float((predicted[dice] == 6).mean()),
+                "dice_called_not_a_die": float((predicted[dice] == NOT_A_DIE).mean()),
                 "negatives": int(other.sum()),
-                "negatives_rejected": float((predicted[other] == 6).mean()),
+                "negatives_rejected": float((predicted[other] == NOT_A_DIE).mean()),
             }
     return figures
 

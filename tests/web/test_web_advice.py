@@ -12,8 +12,7 @@ import pytest
 
 from scorekeeper import Game, event_from_dict, preset
 from scorekeeper.players import Threshold
-from scorekeeper.strategy import Situation, advise, farkle_chance, table
-from web.advice import situations
+from scorekeeper.strategy import Situation, advise, farkle_chance, situations, table
 from web_helpers import EventStream, Table
 
 from test_web_browser import browser_ready, open_window  # noqa: F401  (fixtures of the browser test)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence, Sized
+from collections.abc import Iterable, Iterator, Sequence, Sized
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -90,7 +90,7 @@ class Throw:
     def __len__(self) -> int:
         return len(self.faces)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[int]:
         return iter(self.faces)
 
     def __repr__(self) -> str:

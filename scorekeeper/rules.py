@@ -266,7 +266,7 @@ def ruleset_from_dict(data: Mapping[str, object]) -> Ruleset:
 
 
 def ruleset_from_toml(text: str) -> Ruleset:
-    """A ruleset from TOML: an optional `preset = NAME` (default `family`) plus any knobs.
+    """A ruleset from TOML: an optional `preset = NAME` (default `DEFAULT_PRESET`), `house = [...]` and knobs.
 
     The knobs may stand at the top level or in a `[rules]` table.
     """

@@ -2,7 +2,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test bench install train clean
+.PHONY: run test lint bench install train clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -17,7 +17,14 @@ install: $(VENV)/.installed
 run: install
 	$(BIN)/dicekeeper serve
 
-test: install
+# The gates: style, formatting, types and the import contracts between the packages.
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+
+test: lint
 	$(BIN)/python -m pytest
 
 # Rebuilds the training data and both models from scratch (about 90 minutes on 2 cores).
@@ -32,4 +39,4 @@ bench: install
 	$(BIN)/python -m pytest --benchmark-enable --benchmark-only -p no:randomly tests
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache

@@ -24,7 +24,7 @@ import cv2
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from dicekeeper.commands.vision import evaluate_set  # noqa: E402
+from vision.eval.evaluate import evaluate_set  # noqa: E402
 from vision.read.classifier import DieFaceClassifier  # noqa: E402
 from vision.read.detect import DiceDetector  # noqa: E402
 from vision.read.reader import DiceReader, ReaderSettings  # noqa: E402
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print("| variant | " + " | ".join(f"{n} per-die | {n} precision | {n} exact" for n in SETS) + " |")
     print("|---|" + "---|---|---|" * len(SETS))
-    for index, (label, mode, _) in enumerate(variants):
+    for index, (label, _mode, _) in enumerate(variants):
         cells = []
         for name in SETS:
             row = [r for r in rows if r["set"] == name][index]

@@ -2,48 +2,20 @@
 
     python datasets/detector_scenes.py --count 6000 --out datasets/build/detector_synthetic.npz
 
-Each frame comes from `vision.synth.scenes.random_sample`: procedural tables, trays, clutter
-and dice of every look, with the top-face centre and box of each die.
+The frames come from `vision.training.detector_frames.build`.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vision.synth.domain import random_sample  # noqa: E402
-
-
-def _render(job: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
-    seed, count, side = job
-    cv2.setNumThreads(1)
-    rng = np.random.default_rng(seed)
-    frames = np.empty((count, side, side, 3), np.uint8)
-    boxes = []
-    for i in range(count):
-        sample = random_sample(rng, side, side)
-        frames[i] = sample.frame
-        boxes.append(np.concatenate([np.full((len(sample.centres), 1), i, np.float32), sample.centres, sample.sizes], 1))
-    return frames, np.concatenate(boxes) if boxes else np.zeros((0, 5), np.float32)
-
-
-def build(count: int, seed: int, side: int = 320, workers: int = 2) -> tuple[np.ndarray, np.ndarray]:
-    """`count` frames of `side` x `side` and a (n, 5) table: frame index, centre x, y, box w, h."""
-    chunk = 250
-    jobs = [(seed * 100003 + k, min(chunk, count - start), side) for k, start in enumerate(range(0, count, chunk))]
-    with ProcessPoolExecutor(workers) as pool:
-        parts = list(pool.map(_render, jobs))
-    frames = np.concatenate([p[0] for p in parts])
-    offsets = np.cumsum([0] + [len(p[0]) for p in parts[:-1]])
-    boxes = np.concatenate([p[1] + np.array([[off, 0, 0, 0, 0]], np.float32) for p, off in zip(parts, offsets)])
-    return frames, boxes
+from vision.training.detector_frames import build  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -148,7 +148,7 @@ def part_hostile(tmp: Path) -> dict[str, Any]:
             timed(name, lambda body=body: call(f"{server.url}/api/games", body, {"Content-Type": "application/json"}))
             timed(name + " (import)", lambda body=body: call(f"{server.url}/api/games/import", body,
                                                              {"Content-Type": "application/json"}))
-        form = "player=A&rules=family&knob_entry=99999999999".encode()
+        form = b"player=A&rules=family&knob_entry=99999999999"
         timed("form knob_entry=99999999999", lambda: call(f"{server.url}/games", form,
                                                           {"Content-Type": "application/x-www-form-urlencoded"}))
         timed("form knob_target=\\u00b2", lambda: call(f"{server.url}/games", "player=A&knob_target=\u00b2".encode(),
@@ -339,7 +339,7 @@ def part_processes(tmp: Path, rounds: int = 20) -> dict[str, Any]:
 def part_stops(tmp: Path, rounds: int = 50) -> dict[str, Any]:
     clean = 0
     slowest = 0.0
-    for n in range(rounds):
+    for _ in range(rounds):
         server = Server(tmp / "stops.sqlite3", source="virtual")
         stream = Stream(f"{server.url}/api/games/1/stream")
         stream.wait_for(0)

@@ -25,10 +25,9 @@ from torch.nn import functional as F
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from vision.read.classifier import DieFaceClassifier  # noqa: E402
+from vision.read.classifier import N_CLASSES, NOT_A_DIE, DieFaceClassifier  # noqa: E402
 
 BUILD = ROOT / "datasets" / "build"
-N_CLASSES = 7
 
 
 def conv(inputs: int, outputs: int) -> list[nn.Module]:
@@ -130,7 +129,8 @@ def train(args: argparse.Namespace) -> nn.Module:
             loss_sum += loss.item() * len(idx)
             correct += int((logits.argmax(1) == yb).sum())
             total += len(idx)
-        print(f"epoch {epoch + 1}/{args.epochs}: loss {loss_sum / total:.4f} train acc {correct / total:.4f} ({time.time() - started:.0f} s)", flush=True)
+        scores = f"loss {loss_sum / total:.4f} train acc {correct / total:.4f}"
+        print(f"epoch {epoch + 1}/{args.epochs}: {scores} ({time.time() - started:.0f} s)", flush=True)
     return net.eval()
 
 
@@ -160,14 +160,14 @@ def report(model_path: Path) -> dict[str, object]:
         predicted = probabilities.argmax(1)
         labels, scales = data["labels"], data["scales"]
         for scale in sorted(set(scales.tolist())):
-            dice = (scales == scale) & (labels < 6)
-            other = (scales == scale) & (labels == 6)
+            dice = (scales == scale) & (labels < NOT_A_DIE)
+            other = (scales == scale) & (labels == NOT_A_DIE)
             figures[f"{split}/{scale}"] = {
                 "dice": int(dice.sum()),
                 "face_accuracy": float((predicted[dice] == labels[dice]).mean()),
-                "dice_called_not_a_die": float((predicted[dice] == 6).mean()),
+                "dice_called_not_a_die": float((predicted[dice] == NOT_A_DIE).mean()),
                 "negatives": int(other.sum()),
-                "negatives_rejected": float((predicted[other] == 6).mean()),
+                "negatives_rejected": float((predicted[other] == NOT_A_DIE).mean()),
             }
     return figures
 
@@ -213,8 +213,8 @@ with onnxruntime on the CPU, one intra-op thread.
 - Architecture: 5 conv 3x3 + batch norm + ReLU layers (16, 32, 64, 64, 96 channels), three
   2x2 max pools, global average pool, dropout, one linear layer, softmax (in the graph).
 - Size: {size_bytes} bytes, ONNX opset 18, input `crops` (N, 3, 32, 32) float in 0..1.
-- Training: {epochs} epochs of {crops_per_epoch} random crops, AdamW with a one-cycle schedule, label smoothing 0.05, random
-  quarter turns, mirrors, channel swaps, inversion, grey, contrast, brightness, blur and
+- Training: {epochs} epochs of {crops_per_epoch} random crops, AdamW with a one-cycle schedule, label smoothing
+  0.05, random quarter turns, mirrors, channel swaps, inversion, grey, contrast, brightness, blur and
   noise. {training_minutes} minutes wall clock ({cpu_minutes} CPU minutes) with
   `--threads {threads}` on a 2-core machine shared with other jobs.
 - Command: `{command}`

@@ -297,7 +297,8 @@ def main(argv: list[str] | None = None) -> int:
         step += 1
         if step % 50 == 0:
             recent = np.mean(history[-50:], axis=0)
-            print(f"step {step} loss {recent[0]:.3f} heat {recent[1]:.3f} size {recent[2]:.3f} lr {lr:.5f} {time.time() - t0:.0f} s", flush=True)
+            losses = f"loss {recent[0]:.3f} heat {recent[1]:.3f} size {recent[2]:.3f}"
+            print(f"step {step} {losses} lr {lr:.5f} {time.time() - t0:.0f} s", flush=True)
         if time.time() - last_save > 300:
             export(net, args.out)
             last_save = time.time()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sized
+from collections.abc import Iterable, Iterator, Sequence, Sized
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -41,7 +41,7 @@ def parse_face(value: object) -> int:
     return int(value)
 
 
-def parse_faces(values: Iterable[object], max_dice: int | None = None) -> tuple[int, ...]:
+def parse_faces(values: object, max_dice: int | None = None) -> tuple[int, ...]:
     """Faces as a tuple of ints, checked one by one and, when given, against the number of dice."""
     if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
         raise DiceError(f"dice must be a list of faces, not {short(values)}")
@@ -60,7 +60,13 @@ def counts_of(faces: Iterable[int]) -> Counts:
     c = [0, 0, 0, 0, 0, 0]
     for f in faces:
         c[f - 1] += 1
-    return (c[0], c[1], c[2], c[3], c[4], c[5])
+    return as_counts(c)
+
+
+def as_counts(values: Sequence[int]) -> Counts:
+    """Six per-face numbers as a `Counts` tuple."""
+    a, b, c, d, e, f = values
+    return (a, b, c, d, e, f)
 
 
 def faces_of(counts: Counts) -> tuple[int, ...]:
@@ -84,7 +90,7 @@ class Throw:
     def __len__(self) -> int:
         return len(self.faces)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[int]:
         return iter(self.faces)
 
     def __repr__(self) -> str:

@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+__all__ = [
+    "DiceError", "GameOver", "IllegalAction", "IllegalBank", "IllegalChange", "IllegalKeep", "IllegalPiggyback",
+    "IllegalPoints", "IllegalRollOff", "IllegalThrow", "MalformedInput", "NothingToRedo", "NothingToUndo",
+    "RulesError", "ScorekeeperError",
+]  # fmt: skip
+
+
 
 class ScorekeeperError(Exception):
     """Base class of every error the engine raises on purpose."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
@@ -11,13 +12,25 @@ from scorekeeper.errors import DiceError, MalformedInput
 from scorekeeper.numbers import MAX_DIGITS, short
 from scorekeeper.numbers import parse_whole as parse_whole_text
 
+__all__ = [
+    "Banked", "Corrected", "Event", "FarkleDeclared", "Kept", "Piggybacked", "PlayerAdded", "PlayerRemoved",
+    "PointsEntered", "Redone", "Renamed", "StartRolled", "TargetChanged", "Thrown", "TurnUndone", "Undone",
+    "event_from_dict",
+]  # fmt: skip
+
+
 
 @dataclass(frozen=True)
 class Event:
     kind: ClassVar[str] = ""
 
     def to_dict(self) -> dict[str, object]:
-        return {"type": self.kind}
+        """The event as JSON: its type, then its fields in order, tuples as lists."""
+        data: dict[str, object] = {"type": self.kind}
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            data[field.name] = list(value) if isinstance(value, tuple) else value
+        return data
 
 
 @dataclass(frozen=True)
@@ -27,9 +40,6 @@ class Thrown(Event):
     faces: tuple[int, ...]
     kind: ClassVar[str] = "throw"
 
-    def to_dict(self) -> dict[str, object]:
-        return {"type": self.kind, "faces": list(self.faces)}
-
 
 @dataclass(frozen=True)
 class Kept(Event):
@@ -37,9 +47,6 @@ class Kept(Event):
 
     dice: tuple[int, ...]
     kind: ClassVar[str] = "keep"
-
-    def to_dict(self) -> dict[str, object]:
-        return {"type": self.kind, "dice": list(self.dice)}
 
 
 @dataclass(frozen=True)
@@ -62,9 +69,6 @@ class Corrected(Event):
 
     faces: tuple[int, ...]
     kind: ClassVar[str] = "correct"
-
-    def to_dict(self) -> dict[str, object]:
-        return {"type": self.kind, "faces": list(self.faces)}
 
 
 @dataclass(frozen=True)
@@ -96,9 +100,6 @@ class StartRolled(Event):
     face: int
     kind: ClassVar[str] = "start-roll"
 
-    def to_dict(self) -> dict[str, object]:
-        return {"type": self.kind, "face": self.face}
-
 
 @dataclass(frozen=True)
 class PointsEntered(Event):
@@ -106,9 +107,6 @@ class PointsEntered(Event):
 
     points: int
     kind: ClassVar[str] = "points"
-
-    def to_dict(self) -> dict[str, object]:
-        return {"type": self.kind, "points": self.points}
 
 
 @dataclass(frozen=True)
@@ -126,9 +124,6 @@ class Renamed(Event):
     name: str
     kind: ClassVar[str] = "rename"
 
-    def to_dict(self) -> dict[str, object]:
-        return {"type": self.kind, "player": self.player, "name": self.name}
-
 
 @dataclass(frozen=True)
 class TargetChanged(Event):
@@ -136,9 +131,6 @@ class TargetChanged(Event):
 
     target: int
     kind: ClassVar[str] = "target"
-
-    def to_dict(self) -> dict[str, object]:
-        return {"type": self.kind, "target": self.target}
 
 
 @dataclass(frozen=True)
@@ -148,9 +140,6 @@ class PlayerAdded(Event):
     name: str
     kind: ClassVar[str] = "add-player"
 
-    def to_dict(self) -> dict[str, object]:
-        return {"type": self.kind, "name": self.name}
-
 
 @dataclass(frozen=True)
 class PlayerRemoved(Event):
@@ -158,9 +147,6 @@ class PlayerRemoved(Event):
 
     player: int
     kind: ClassVar[str] = "remove-player"
-
-    def to_dict(self) -> dict[str, object]:
-        return {"type": self.kind, "player": self.player}
 
 
 EVENT_TYPES: dict[str, type[Event]] = {
@@ -197,7 +183,7 @@ def parse_name(value: object) -> str:
     return name
 
 
-def event_from_dict(data: Mapping[str, object]) -> Event:
+def event_from_dict(data: object) -> Event:
     """An event from its JSON form; malformed data raises DiceError (a ValueError)."""
     if not isinstance(data, Mapping):
         raise DiceError(f"an event must be an object, not {short(data)}")
@@ -205,8 +191,10 @@ def event_from_dict(data: Mapping[str, object]) -> Event:
     cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise DiceError(f"unknown event type {short(kind)}; known: {', '.join(EVENT_TYPES)}")
-    if cls in (Thrown, Corrected):
-        return cls(parse_faces(data.get("faces", ())))  # type: ignore[call-arg]
+    if cls is Thrown:
+        return Thrown(parse_faces(data.get("faces", ())))
+    if cls is Corrected:
+        return Corrected(parse_faces(data.get("faces", ())))
     if cls is Kept:
         return Kept(parse_faces(data.get("dice", ())))
     if cls is StartRolled:

@@ -34,7 +34,7 @@ from scorekeeper.events import (
     parse_name,
     parse_whole,
 )
-from scorekeeper.rules import Ruleset
+from scorekeeper.rules import Ruleset, ruleset_from_dict
 from scorekeeper.state import GameState, Phase, PlayerState, RollOff, ThrowRecord, TurnRecord
 from scorekeeper.table import Saved, Table
 
@@ -62,7 +62,7 @@ CHECKPOINT_EVERY = 32
 below its target and replays at most 31 events, however long the game."""
 
 
-def check_players(players: Sequence[str]) -> tuple[str, ...]:
+def check_players(players: object) -> tuple[str, ...]:
     if isinstance(players, str) or not isinstance(players, Sequence):
         raise DiceError("players must be a list of names")
     names = tuple(players)
@@ -211,13 +211,13 @@ class Game:
             raise
 
     # ---- actions ----------------------------------------------------------------------------------
-    def throw(self, faces: Iterable[object]) -> GameState:
+    def throw(self, faces: object) -> GameState:
         return self.apply(Thrown(parse_faces(faces, self.rules.dice)))
 
     def keep(self, dice: Iterable[object]) -> GameState:
         return self.apply(Kept(parse_faces(dice, self.rules.dice)))
 
-    def bank(self, dice: Iterable[object] | None = None) -> GameState:
+    def bank(self, dice: object = None) -> GameState:
         """Bank the turn; with `dice`, first set those aside from the throw (both or neither happen)."""
         if dice is None:
             return self.apply(Banked())
@@ -307,20 +307,16 @@ class Game:
     @classmethod
     def from_dict(cls, data: Mapping[str, object]) -> Game:
         """A game from `to_dict` output; every event is checked again as it is replayed."""
-        from scorekeeper.rules import Ruleset as _Ruleset, parse_knob
-
         rules_data = data.get("rules")
         if not isinstance(rules_data, Mapping):
             raise DiceError("a saved game needs its rules as an object")
-        name = rules_data.get("name", "custom")
-        if not isinstance(name, str):
+        if not isinstance(rules_data.get("name", "custom"), str):
             raise DiceError("a saved game's rules need a name as text")
-        knobs = {k: parse_knob(k, v) for k, v in rules_data.items() if k != "name"}
-        rules = _Ruleset(name=name, **knobs)
+        rules = ruleset_from_dict(rules_data)
         events = data.get("events", [])
         if not isinstance(events, list):
             raise DiceError("a saved game's events must be a list")
-        return cls(data.get("players", ()), rules, [event_from_dict(e) for e in events])  # type: ignore[arg-type]
+        return cls(check_players(data.get("players", ())), rules, [event_from_dict(e) for e in events])
 
     def __repr__(self) -> str:
         return f"Game({list(self.players)!r}, {self.rules!r}, events={len(self._events)})"

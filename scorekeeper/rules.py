@@ -6,7 +6,7 @@ import dataclasses
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from scorekeeper.errors import RulesError
 from scorekeeper.numbers import parse_whole, short
@@ -110,7 +110,7 @@ class Ruleset:
         return f"Ruleset({self.name!r}{', ' + diff if diff else ''})"
 
 
-def _is_int(value: object) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -131,9 +131,9 @@ def range_text(key: str) -> str:
 
 def _check_range(key: str, value: object, alternative: str = "") -> None:
     low, high = RANGES[key]
-    ok = _is_int(value) and low <= value <= high  # type: ignore[operator]
+    ok = _is_int(value) and low <= value <= high
     if ok and key in COMBINATIONS:
-        ok = value % POINT_GRID == 0  # type: ignore[operator]
+        ok = _is_int(value) and value % POINT_GRID == 0
     _check(ok, f"{key} must be {range_text(key)}{' ' + alternative if alternative else ''}, not {short(value)}")
 
 
@@ -176,9 +176,11 @@ def _parse_int(key: str, value: object) -> int:
     if number is None:
         raise RulesError(f"{key} must be {range_text(key)}, not {short(value)}")
     _check_range(key, number)
-    return number  # type: ignore[return-value]
+    return number
 
 
+# A table: each preset keeps its knobs on a line or two.
+# fmt: off
 PRESETS: dict[str, Ruleset] = {
     r.name: r
     for r in (
@@ -203,6 +205,7 @@ PRESETS: dict[str, Ruleset] = {
                 finish="last-chance", three_farkle_penalty=1000),
     )
 }
+# fmt: on
 
 HOUSE_RULES: dict[str, dict[str, object]] = {
     "greed": {"entry": 1000},
@@ -231,8 +234,39 @@ def house_rule(name: str) -> dict[str, object]:
         raise RulesError(f"unknown house rule {short(name)}; known: {', '.join(HOUSE_RULES)}") from None
 
 
+def compose_ruleset(base: Ruleset | str = DEFAULT_PRESET, houses: object = (), settings: object = None) -> Ruleset:
+    """A ruleset (or the preset of that name) with named house rules, then knob settings, laid over it.
+
+    Each layer overrides the one before: a knob set by hand beats a house rule's value for it.
+    Values may still be text (a form, the command line); a bad name or value raises RulesError.
+    """
+    rules = base if isinstance(base, Ruleset) else preset(base)
+    if isinstance(houses, str):
+        houses = [houses]
+    if not isinstance(houses, (list, tuple)) or not all(isinstance(h, str) for h in houses):
+        raise RulesError("house rules must be a list of house-rule names")
+    if settings is None:
+        settings = {}
+    if not isinstance(settings, Mapping):
+        raise RulesError("knob settings must map knob names to values")
+    merged: dict[str, object] = {}
+    for house in houses:
+        merged.update(house_rule(house))
+    merged.update(settings)
+    return rules.with_settings(merged) if merged else rules
+
+
+def ruleset_from_dict(data: Mapping[str, object]) -> Ruleset:
+    """A ruleset back from `Ruleset.to_dict()` (a stored or exported game): its name and every knob."""
+    name = data.get("name", "custom")
+    if not isinstance(name, str):
+        raise RulesError(f"a ruleset's name must be text, not {short(name)}")
+    knobs: dict[str, Any] = {key: parse_knob(key, value) for key, value in data.items() if key != "name"}
+    return Ruleset(name=name, **knobs)
+
+
 def ruleset_from_toml(text: str) -> Ruleset:
-    """A ruleset from TOML: an optional `preset = NAME` (default `family`) plus any knobs.
+    """A ruleset from TOML: an optional `preset = NAME` (default `DEFAULT_PRESET`), `house = [...]` and knobs.
 
     The knobs may stand at the top level or in a `[rules]` table.
     """
@@ -244,10 +278,7 @@ def ruleset_from_toml(text: str) -> Ruleset:
     if not isinstance(table, dict):
         raise RulesError("the [rules] entry must be a table")
     table = dict(table)
-    base = preset(str(table.pop("preset", DEFAULT_PRESET)))
+    base = str(table.pop("preset", DEFAULT_PRESET))
     name = table.pop("name", None)
-    houses = table.pop("house", [])
-    for house in [houses] if isinstance(houses, str) else houses:
-        table = {**house_rule(house), **table}
-    rules = base.with_settings(table)
+    rules = compose_ruleset(base, table.pop("house", []), table)
     return rules.replace(name=str(name)) if name else rules

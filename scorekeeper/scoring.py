@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from scorekeeper.dice import Counts, Keep, counts_of, faces_of, parse_faces
+from scorekeeper.dice import Counts, Keep, as_counts, counts_of, faces_of, parse_faces
 from scorekeeper.errors import DiceError
 from scorekeeper.rules import Ruleset
 
@@ -33,7 +33,7 @@ def _vector(pairs: Iterable[tuple[int, int]]) -> Counts:
     c = [0] * 6
     for face, n in pairs:
         c[face - 1] += n
-    return tuple(c)  # type: ignore[return-value]
+    return as_counts(c)
 
 
 def kind_points(face: int, n: int, rules: Ruleset) -> int | None:
@@ -69,7 +69,9 @@ def combinations(rules: Ruleset) -> tuple[Combination, ...]:
         # Six of a kind is two triples under "triples", but it still wins at once where the rules say so.
         for face in range(1, 7):
             if rules.instant_win == "six-of-a-kind" or face == 1:
-                combos.append(Combination(f"6 x {face}", _vector([(face, 6)]), 2 * kind_points(face, 3, rules), True))  # type: ignore[operator]
+                triple = kind_points(face, 3, rules)
+                assert triple is not None  # three of a kind always scores
+                combos.append(Combination(f"6 x {face}", _vector([(face, 6)]), 2 * triple, True))
     faces = range(1, 7)
     if rules.straight is not None and rules.dice == 6:
         combos.append(Combination("straight", (1, 1, 1, 1, 1, 1), rules.straight))
@@ -94,8 +96,7 @@ def combinations(rules: Ruleset) -> tuple[Combination, ...]:
 
 
 def _sub_multisets(counts: Counts) -> Iterator[Counts]:
-    for sub in itertools.product(*(range(n + 1) for n in counts)):
-        yield sub  # type: ignore[misc]
+    yield from itertools.product(*(range(n + 1) for n in counts))
 
 
 @dataclass(frozen=True)
@@ -120,10 +121,10 @@ def score_table(rules: Ruleset) -> ScoreTable:
     for counts in by_size:
         top: tuple[int, bool] | None = None
         for combo in combos:
-            rest = tuple(a - b for a, b in zip(counts, combo.counts))
+            rest = as_counts([a - b for a, b in zip(counts, combo.counts)])
             if min(rest) < 0:
                 continue
-            tail = best.get(rest)  # type: ignore[arg-type]
+            tail = best.get(rest)
             if tail is None:
                 continue
             candidate = (combo.points + tail[0], combo.instant_win or tail[1])

@@ -10,10 +10,11 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from scorekeeper.game import Game, GameState
-from scorekeeper.players import Strategy, choose_action, perform
+from scorekeeper.players import Strategy, choose_action, perform, strategy_by_name
 from scorekeeper.rules import RANGES, Ruleset
 from scorekeeper.strategy import Situation
 
@@ -73,6 +74,10 @@ def play_game(strategies: Sequence[Strategy], rules: Ruleset, rng: random.Random
     )
 
 
+def _add(mine: tuple[int, ...], theirs: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(a + b for a, b in zip(mine, theirs))
+
+
 @dataclass(frozen=True)
 class Tally:
     """Totals over games between the same strategies; `merge` adds two parts of one run."""
@@ -109,10 +114,10 @@ class Tally:
         return Tally(
             self.names,
             self.games + other.games,
-            *(tuple(a + b for a, b in zip(mine, theirs)) for mine, theirs in (
-                (self.wins, other.wins), (self.turns, other.turns),
-                (self.points, other.points), (self.squares, other.squares),
-            )),
+            _add(self.wins, other.wins),
+            _add(self.turns, other.turns),
+            _add(self.points, other.points),
+            _add(self.squares, other.squares),
             self.game_turns + other.game_turns,
             self.game_rounds + other.game_rounds,
         )
@@ -175,6 +180,31 @@ def simulate(
     for i in range(first_game, first_game + games):
         tally = tally.add(play_game(strategies, rules, game_rng(seed, i), first=i % k))
     return tally
+
+
+def simulate_by_name(names: Sequence[str], rules: Ruleset, games: int, seed: int = 0, workers: int = 1) -> Tally:
+    """`simulate` with the strategies given by name (`strategy_by_name`) and the games shared out
+    among `workers` processes. Game i is seeded by (seed, i) alone, so the tally is the same
+    however the games are split."""
+    if games < 1:
+        raise ValueError("a simulation needs at least one game")
+    workers = max(1, min(workers, games))
+    bounds = [games * k // workers for k in range(workers + 1)]
+    jobs = [(tuple(names), rules, hi - lo, seed, lo) for lo, hi in zip(bounds, bounds[1:]) if hi > lo]
+    if workers == 1:
+        shares = [_play_share(job) for job in jobs]
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            shares = list(pool.map(_play_share, jobs))
+    tally = shares[0]
+    for share in shares[1:]:
+        tally = tally.merge(share)
+    return tally
+
+
+def _play_share(job: tuple[tuple[str, ...], Ruleset, int, int, int]) -> Tally:
+    names, rules, games, seed, first = job
+    return simulate([strategy_by_name(n) for n in names], rules, games, seed=seed, first_game=first)
 
 
 def solo_turns(strategy: Strategy, rules: Ruleset, turns: int, seed: int) -> tuple[tuple[Situation, int], ...]:

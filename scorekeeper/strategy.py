@@ -19,7 +19,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal, Union
+from typing import Literal
 
 from scorekeeper.dice import Keep, parse_faces
 from scorekeeper.errors import DiceError
@@ -72,13 +72,24 @@ class Situation:
     def of(cls, state: GameState) -> Situation:
         """The situation of the player to act."""
         player = state.current_player
-        rules = state.rules
-        entry = 0 if player.on_board else rules.entry
-        cost = rules.three_farkle_penalty if player.farkles_in_a_row + 1 >= 3 else 0
+        return cls.of_player(state.rules, player.on_board, player.farkles_in_a_row)
+
+    @classmethod
+    def of_player(cls, rules: Ruleset, on_board: bool, farkles_in_a_row: int) -> Situation:
+        """A player's situation: the entry score still to reach, and the penalty a third farkle costs."""
+        entry = 0 if on_board else rules.entry
+        cost = rules.three_farkle_penalty if farkles_in_a_row + 1 >= 3 else 0
         return cls(entry, cost)
 
 
 ON_BOARD = Situation()
+
+
+def situations(rules: Ruleset) -> list[Situation]:
+    """Every situation a player of these rules can be in at the start of a turn."""
+    entries = {0, rules.entry}
+    costs = {0, rules.three_farkle_penalty}
+    return [Situation(entry, cost) for entry in sorted(entries) for cost in sorted(costs)]
 
 
 # ---- the throws of n dice, reduced to what the dynamic programme needs -------------------------------
@@ -444,7 +455,7 @@ class Advice:
         return f"Advice({self.action!r}{then}, expected={self.expected:.1f})"
 
 
-Subject = Union[GameState, Sequence[object]]
+Subject = GameState | Sequence[object]
 
 
 def advise(

@@ -10,6 +10,7 @@ from typing import Any, Literal
 from scorekeeper.dice import Keep, counts_of, parse_face, parse_faces
 from scorekeeper.errors import (
     GameOver,
+    IllegalAction,
     IllegalBank,
     IllegalChange,
     IllegalKeep,
@@ -18,20 +19,8 @@ from scorekeeper.errors import (
     IllegalRollOff,
     IllegalThrow,
 )
-from scorekeeper.events import (
-    Banked,
-    Event,
-    FarkleDeclared,
-    Kept,
-    Piggybacked,
-    PlayerAdded,
-    PlayerRemoved,
-    PointsEntered,
-    Renamed,
-    StartRolled,
-    TargetChanged,
-    Thrown,
-)
+from scorekeeper import events as ev
+from scorekeeper.events import Event
 from scorekeeper.numbers import short
 from scorekeeper.rules import RANGES, Ruleset, range_text
 from scorekeeper.scoring import is_three_pairs, legal_keeps, score_table, throw_values
@@ -41,7 +30,7 @@ MAX_SEATS = 24
 """Players who join take a new seat and those who leave keep theirs: this bounds the table (and
 the work of every event) however many join and leave."""
 
-TURN_OPENERS = (Thrown, Piggybacked, PointsEntered, FarkleDeclared)
+TURN_OPENERS = (ev.Thrown, ev.Piggybacked, ev.PointsEntered, ev.FarkleDeclared)
 """Events that begin a turn when nothing has happened in it yet."""
 
 
@@ -213,15 +202,24 @@ class Table:
             raise
         self.applied += 1
 
+    def _check_next_throw(self, error: type[IllegalAction], keep_waiting: str, other_mode: str, mixed: str) -> None:
+        """A throw, or typed points, may come next: the roll-off is over, no keep is waiting and the
+        turn is not already played the other way (`other_mode`)."""
+        if self.rolling_off():
+            raise error("the roll-off for the first turn is not finished")
+        if self.phase == "keep":
+            raise error(keep_waiting)
+        if self.turn_mode == other_mode:
+            raise error(mixed)
+
     def on_throw(self, faces: tuple[int, ...]) -> None:
         self._check_open()
         faces = parse_faces(faces, self.rules.dice)
-        if self.rolling_off():
-            raise IllegalThrow("the roll-off for the first turn is not finished")
-        if self.phase == "keep":
-            raise IllegalThrow("set aside at least one scoring die from the last throw before throwing again")
-        if self.turn_mode == "points":
-            raise IllegalThrow("this turn is scored by typed points: type more, bank or type a farkle")
+        self._check_next_throw(
+            IllegalThrow,
+            "set aside at least one scoring die from the last throw before throwing again",
+            "points", "this turn is scored by typed points: type more, bank or type a farkle",
+        )
         if len(faces) != self.dice_left:
             raise IllegalThrow(f"{len(faces)} dice thrown, but {self.dice_left} are in play")
         self.started = True
@@ -329,12 +327,11 @@ class Table:
 
     def on_points(self, points: int) -> None:
         self._check_open()
-        if self.rolling_off():
-            raise IllegalPoints("the roll-off for the first turn is not finished")
-        if self.phase == "keep":
-            raise IllegalPoints("a throw is waiting for a keep: keep dice or correct the throw")
-        if self.turn_mode == "dice":
-            raise IllegalPoints("this turn is played with dice: points cannot be typed into it")
+        self._check_next_throw(
+            IllegalPoints,
+            "a throw is waiting for a keep: keep dice or correct the throw",
+            "dice", "this turn is played with dice: points cannot be typed into it",
+        )
         if points <= 0 or points % 50:
             raise IllegalPoints(f"points come in multiples of 50, not {points}")
         if points not in throw_values(self.rules):
@@ -374,7 +371,9 @@ class Table:
                 self.first = self.current = leaders[0]
                 return
             self.roll_off = RollOff(leaders, (), False)  # the tied players roll again
-        self.current = self.roll_off.next_roller  # type: ignore[assignment]
+        roller = self.roll_off.next_roller
+        assert roller is not None  # a roll-off that is not decided has someone left to roll
+        self.current = roller
 
     def on_rename(self, seat: int, name: str) -> None:
         self._check_open()
@@ -537,17 +536,17 @@ class Table:
 
 
 _HANDLERS: dict[type[Event], Callable[[Table, Any], None]] = {
-    Thrown: lambda t, e: t.on_throw(e.faces),
-    Kept: lambda t, e: t.on_keep(e.dice),
-    Banked: lambda t, e: t.on_bank(),
-    Piggybacked: lambda t, e: t.on_piggyback(),
-    PointsEntered: lambda t, e: t.on_points(e.points),
-    FarkleDeclared: lambda t, e: t.on_farkle_declared(),
-    StartRolled: lambda t, e: t.on_start_roll(e.face),
-    Renamed: lambda t, e: t.on_rename(e.player, e.name),
-    TargetChanged: lambda t, e: t.on_target(e.target),
-    PlayerAdded: lambda t, e: t.on_add(e.name),
-    PlayerRemoved: lambda t, e: t.on_remove(e.player),
+    ev.Thrown: lambda t, e: t.on_throw(e.faces),
+    ev.Kept: lambda t, e: t.on_keep(e.dice),
+    ev.Banked: lambda t, e: t.on_bank(),
+    ev.Piggybacked: lambda t, e: t.on_piggyback(),
+    ev.PointsEntered: lambda t, e: t.on_points(e.points),
+    ev.FarkleDeclared: lambda t, e: t.on_farkle_declared(),
+    ev.StartRolled: lambda t, e: t.on_start_roll(e.face),
+    ev.Renamed: lambda t, e: t.on_rename(e.player, e.name),
+    ev.TargetChanged: lambda t, e: t.on_target(e.target),
+    ev.PlayerAdded: lambda t, e: t.on_add(e.name),
+    ev.PlayerRemoved: lambda t, e: t.on_remove(e.player),
 }
 
 

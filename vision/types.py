@@ -3,10 +3,21 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
+
+
+BGR = tuple[int, int, int]
+"""A colour as OpenCV stores it: blue, green, red, each 0..255."""
+
+
+def as_bgr(channels: Iterable[float]) -> BGR:
+    """Three channel values as a colour, each clipped to 0..255 and rounded down."""
+    b, g, r = (int(min(max(c, 0), 255)) for c in channels)
+    return (b, g, r)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,10 @@
-"""The dicekeeper web app: table view, phone view, history and the JSON API they use."""
+"""The dicekeeper web app: table view, phone view, history and the JSON API they use.
+
+It owns the application (`create_app`), storage (SQLite with migrations, `web.db`), the one
+path every action takes into a game (`web.games.GameBook`), live updates (`web.live`, sent
+as server-sent events) and the workers that play for the camera and computer players. It
+uses `scorekeeper` and `vision` and never imports the command line.
+"""
 
 from __future__ import annotations
 

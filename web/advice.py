@@ -13,7 +13,7 @@ import threading
 from typing import Any
 
 from scorekeeper import GameState, Ruleset
-from scorekeeper.strategy import Situation, advise, table
+from scorekeeper.strategy import advise, situations, table
 
 log = logging.getLogger(__name__)
 
@@ -36,13 +36,6 @@ def advice_for(state: GameState) -> dict[str, Any] | None:
         return None
     warm(state.rules)
     return advice
-
-
-def situations(rules: Ruleset) -> list[Situation]:
-    """Every situation a player of these rules can be in at the start of a turn."""
-    entries = {0, rules.entry}
-    costs = {0, rules.three_farkle_penalty}
-    return [Situation(entry, cost) for entry in sorted(entries) for cost in sorted(costs)]
 
 
 def warm(rules: Ruleset) -> threading.Thread | None:

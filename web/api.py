@@ -78,26 +78,19 @@ def on_api_error(exc: ApiError) -> ResponseReturnValue:
     return jsonify({"error": exc.message, **exc.extra}), exc.status
 
 
-@bp.errorhandler(InputError)
-@bp.errorhandler(DiceError)
-@bp.errorhandler(RulesError)
-def on_bad_input(exc: Exception) -> ResponseReturnValue:
-    return jsonify({"error": str(exc)}), 400
+ERROR_STATUS: dict[type[Exception], int] = {
+    InputError: 400, DiceError: 400, RulesError: 400, IllegalAction: 422, GameNotFound: 404, NotYourTurn: 403,
+}
+"""The HTTP status each error of the engine or the game book answers with; the message is the error's."""
 
 
-@bp.errorhandler(IllegalAction)
-def on_illegal(exc: IllegalAction) -> ResponseReturnValue:
-    return jsonify({"error": str(exc)}), 422
+def on_known_error(exc: Exception) -> ResponseReturnValue:
+    status = next(ERROR_STATUS[cls] for cls in type(exc).__mro__ if cls in ERROR_STATUS)
+    return jsonify({"error": str(exc)}), status
 
 
-@bp.errorhandler(GameNotFound)
-def on_not_found(exc: GameNotFound) -> ResponseReturnValue:
-    return jsonify({"error": str(exc)}), 404
-
-
-@bp.errorhandler(NotYourTurn)
-def on_not_your_turn(exc: NotYourTurn) -> ResponseReturnValue:
-    return jsonify({"error": str(exc)}), 403
+for _error in ERROR_STATUS:
+    bp.register_error_handler(_error, on_known_error)
 
 
 @bp.errorhandler(StaleVersion)
@@ -182,7 +175,7 @@ def act(game_id: int, action: str) -> ResponseReturnValue:
     body = json_body(MAX_ACTION_BODY)
     version = expected_version(body)
     payload = {k: v for k, v in body.items() if k != "version"}
-    state = book().record_action(database.get_db(), game_id, action, payload, version,  # type: ignore[arg-type]
+    state = book().record_action(database.get_db(), game_id, action, payload, version,
                                  seat=actor.seat)
     return jsonify(state)
 

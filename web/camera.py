@@ -13,6 +13,7 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 from flask.blueprints import BlueprintSetupState
+from flask.sansio.app import App
 
 from scorekeeper import DiceError, IllegalAction, RulesError
 from web import db as database
@@ -27,7 +28,7 @@ EXTENSION = "dicekeeper.camera"
 BOUNDARY = "frame"
 
 
-def start_loop(app: Flask) -> CameraLoop | None:
+def start_loop(app: Flask | App) -> CameraLoop | None:
     spec = app.config.get("CAMERA_SOURCE")
     if not spec:
         return None

@@ -14,6 +14,7 @@ throw, the table takes away the dice that are not kept and throws as many as are
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 import time
 from collections import deque
@@ -30,7 +31,7 @@ from vision.draw.live import draw_live
 from vision.live.settle import DiceReaderLike, Observation, SettleConfig, SettledThrow, ThrowWatcher
 from vision.live.sources import BaseSource, SourceError, SourceState, open_source
 from web import db as database
-from web.games import GameBook, GameNotFound, InputError, StaleVersion
+from web.games import GameBook, InputError, StaleVersion
 from web.live import ALL_GAMES, Broker
 
 log = logging.getLogger(__name__)
@@ -169,7 +170,7 @@ class CameraLoop:
         self._read_ms = 0.0
         self._game: int | None = None
         self._game_tick = -1
-        self._conn = None
+        self._conn: sqlite3.Connection | None = None
         self.settled: deque[tuple[SettledThrow, str]] = deque(maxlen=500)  # recent settled throws and their fate
 
     # ---- running -------------------------------------------------------------------------------
@@ -199,7 +200,7 @@ class CameraLoop:
         return self._stop.is_set()
 
     def _run(self) -> None:
-        self._conn = database.connect(self.database_path)
+        conn = self._conn = database.connect(self.database_path)
         try:
             while not self._stopping():
                 source = self._open()
@@ -212,7 +213,7 @@ class CameraLoop:
         finally:
             if self._source is not None:
                 self._source.close()
-            self._conn.close()
+            conn.close()
             with self._new_frame:
                 self._new_frame.notify_all()
             if self.on_stop is not None:
@@ -385,6 +386,7 @@ class CameraLoop:
             return
         self._game_tick = tick
         conn = self._conn
+        assert conn is not None
         game_id = self.camera_game()
         with self._lock:
             self._game = game_id

@@ -115,7 +115,7 @@ def _statements(sql: str) -> list[str]:
         if sqlite3.complete_statement(buffer):
             statements.append(buffer.strip())
             buffer = ""
-    if buffer.strip() and not all(l.strip().startswith("--") for l in buffer.strip().splitlines()):
+    if buffer.strip() and not all(line.strip().startswith("--") for line in buffer.strip().splitlines()):
         raise ValueError(f"incomplete SQL statement in migration: {buffer.strip()[:60]!r}")
     return statements
 

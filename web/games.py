@@ -15,10 +15,20 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from typing import Any
 
-from scorekeeper import Game, GameState, IllegalAction, Ruleset, RulesError, event_from_dict, house_rule, preset
+from scorekeeper import (
+    DEFAULT_PRESET,
+    Game,
+    GameState,
+    IllegalAction,
+    Ruleset,
+    RulesError,
+    compose_ruleset,
+    event_from_dict,
+    ruleset_from_dict,
+)
 from scorekeeper.game import check_players
 
 from web.actions import ACTIONS, TABLE_ONLY, apply_action, roll_off_open
@@ -79,40 +89,28 @@ def check_computers_can_play(names: tuple[str, ...], source: str) -> None:
 
 
 def utc_now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def ruleset_from_request(name: object, settings: object, houses: object = ()) -> Ruleset:
-    """A preset with house rules and knob settings laid over it; bad values raise RulesError."""
+    """The request's preset (the default one if none is named) with its house rules and "set" knobs."""
     if name is None:
-        name = "family"
+        name = DEFAULT_PRESET
     if not isinstance(name, str):
         raise RulesError(f"rules must be a preset name, not {name!r}")
-    rules = preset(name)
     if isinstance(houses, str):
         houses = [houses]
-    if not isinstance(houses, (list, tuple)) or not all(isinstance(h, str) for h in houses):
+    if not isinstance(houses, (list, tuple)):
         raise RulesError("house must be a list of house-rule names")
-    merged: dict[str, object] = {}
-    for house in houses:
-        merged.update(house_rule(house))
-    if settings is None:
-        settings = {}
-    if not isinstance(settings, Mapping):
+    if settings is not None and not isinstance(settings, Mapping):
         raise RulesError('"set" must be an object of knob: value')
-    merged.update(settings)
-    return rules.with_settings(merged) if merged else rules
-
-
-def ruleset_from_dict(data: Mapping[str, object]) -> Ruleset:
-    """A stored ruleset (Ruleset.to_dict()) back as a value."""
-    return Game.from_dict({"players": ["x"], "rules": data, "events": []}).rules
+    return compose_ruleset(name, houses, settings)
 
 
 def player_names(players: object) -> tuple[str, ...]:
     if isinstance(players, list) and len(players) > MAX_PLAYERS:
         raise InputError(f"at most {MAX_PLAYERS} players can play, not {len(players)}")
-    names = check_players(players)  # type: ignore[arg-type]
+    names = check_players(players)
     for name in names:
         if len(name) > MAX_NAME_LENGTH:
             raise InputError(f"player name {name[:12]!r}... is longer than {MAX_NAME_LENGTH} characters")
@@ -240,7 +238,9 @@ class GameBook:
     @staticmethod
     def state_dict(record: GameRecord, state: GameState) -> dict[str, Any]:
         data = state.to_dict()
-        for player in data["players"]:  # type: ignore[union-attr]
+        players = data["players"]
+        assert isinstance(players, list)
+        for player in players:
             player["computer"] = is_computer(player["name"])
         return {"id": record.id, "source": record.source, "created_at": record.created_at, **data,
                 "starts": state.rules.starts, "roll_off_open": roll_off_open(state), "advice": advice_for(state)}
@@ -278,7 +278,7 @@ class GameBook:
             raise InputError(str(exc)) from None
         if events is None:  # an imported game keeps its players, whatever its dice
             check_computers_can_play(names, choice.source)
-        game = Game(names, rules, [event_from_dict(e) for e in (events or [])])  # type: ignore[arg-type]
+        game = Game(names, rules, [event_from_dict(e) for e in (events or [])])
         token = secrets.token_urlsafe(18)
         now = utc_now()
         db.execute("BEGIN IMMEDIATE")
@@ -303,7 +303,7 @@ class GameBook:
         return record, game, choice.notice
 
     def record_action(self, db: sqlite3.Connection, game_id: int, action: str, payload: Mapping[str, object],
-                      expected_version: int | None = None, seat: int | None = None) -> dict[str, Any]:
+                      expected_version: object = None, seat: int | None = None) -> dict[str, Any]:
         """Check and store one action; returns the new state as the API serves it.
 
         Raises InputError (malformed), a ScorekeeperError (DiceError/RulesError: malformed dice;
@@ -332,7 +332,7 @@ class GameBook:
                 except BaseException:
                     self._forget(game_id, live)
                     raise
-                stale = expected_version is not None and expected_version != game.version
+                stale = expected is not None and expected != game.version
                 state = game.state
                 if not stale:
                     if seat is not None:
@@ -356,8 +356,8 @@ class GameBook:
         finally:
             if db.in_transaction:
                 db.execute("ROLLBACK")
-        if stale:
-            raise StaleVersion(expected_version, self.state_dict(live.record, state))  # type: ignore[arg-type]
+        if stale and expected is not None:
+            raise StaleVersion(expected, self.state_dict(live.record, state))
         self.broker.publish(game_id)
         return self.state_dict(live.record, state)
 

@@ -9,7 +9,7 @@ from flask import Blueprint, abort, current_app, redirect, render_template, requ
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException
 
-from scorekeeper import HOUSE_RULES, PRESETS, ScorekeeperError, knob_names
+from scorekeeper import DEFAULT_PRESET, HOUSE_RULES, PRESETS, ScorekeeperError, knob_names
 from web import db as database
 from web.access import token_from
 from web.dice_sources import SOURCES, camera_present
@@ -37,7 +37,7 @@ def form_context(error: str | None = None, form: dict[str, Any] | None = None) -
     return {
         "presets": PRESETS, "house_rules": HOUSE_RULES, "sources": SOURCES, "error": error,
         "extra_knobs": [k for k in knob_names() if k not in MAIN_KNOBS], "max_players": MAX_PLAYERS,
-        "form": form or {"players": ["", ""], "rules": "family", "source": default_source},
+        "form": form or {"players": ["", ""], "rules": DEFAULT_PRESET, "source": default_source},
     }
 
 
@@ -53,10 +53,10 @@ def create_game() -> ResponseReturnValue:
     settings = {key: form[f"knob_{key}"].strip() for key in knob_names()
                 if form.get(f"knob_{key}", "").strip()}
     houses = form.getlist("house")
-    submitted = {"players": form.getlist("player") or ["", ""], "rules": form.get("rules", "family"),
+    submitted = {"players": form.getlist("player") or ["", ""], "rules": form.get("rules", DEFAULT_PRESET),
                  "source": form.get("source"), "house": houses, "knobs": settings}
     try:
-        rules = ruleset_from_request(form.get("rules", "family"), settings, houses)
+        rules = ruleset_from_request(form.get("rules", DEFAULT_PRESET), settings, houses)
         record, _, notice = book().create(database.get_db(), players, rules, form.get("source") or None)
     except (ScorekeeperError, InputError) as exc:
         return render_template("new_game.html", **form_context(str(exc), submitted)), 400
@@ -132,4 +132,4 @@ def page_error(exc: HTTPException) -> ResponseReturnValue:
     if request.path.startswith("/api"):
         from web.api import on_http
         return on_http(exc)
-    return render_template("error.html", error=exc), exc.code
+    return render_template("error.html", error=exc), exc.code or 500

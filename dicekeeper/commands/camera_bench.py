@@ -21,7 +21,7 @@ from dicekeeper.cli import CliError, positive_int
 
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction) -> None:
     bench = subparsers.add_parser(
         "camera-bench", help="measure the live camera's frame rate and its rest-to-page latency",
         description="Measure the capture-read-annotate frame rate on one core (1280x720 demo frames) and the "
@@ -48,7 +48,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(f"frame rate, 1280x720, one core ({f['cpu']}), {f['frames']} demo frames with {f['throws']} throws:")
         print(f"  capture hand-over  {f['capture_ms']:6.2f} ms/frame")
         print(f"  motion + settle    {f['watch_ms']:6.2f} ms/frame (reads included below)")
-        print(f"  read               {f['read_ms']:6.2f} ms per read, {f['reads']} reads = {f['read_share_ms']:.2f} ms/frame")
+        per_frame = f"{f['read_share_ms']:.2f} ms/frame"
+        print(f"  read               {f['read_ms']:6.2f} ms per read, {f['reads']} reads = {per_frame}")
         print(f"  annotate + JPEG    {f['annotate_ms']:6.2f} ms per streamed frame ({f['stream_fps']} per second)")
         print(f"  loop total         {f['total_ms']:6.2f} ms/frame -> keeps up with {f['loop_fps']:.0f} frames/s")
         print(f"  busiest second of video took {f['worst_second_ms']:.0f} ms to process (must stay under 1000)")
@@ -93,7 +94,8 @@ def frame_rate(count: int) -> dict[str, Any]:
     box = LatestFrame()
     stream_every = 30 // 12  # the MJPEG stream sends about 12 frames a second
     capture = watch = annotate = 0.0
-    reads = read_time = 0
+    reads = 0
+    read_time = 0.0
     per_frame: list[float] = []
     streamed = 0
     throws = 0

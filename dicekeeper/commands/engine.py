@@ -16,7 +16,7 @@ from scorekeeper import (
     DiceError,
     Ruleset,
     RulesError,
-    house_rule,
+    compose_ruleset,
     legal_keeps,
     odds,
     parse_faces,
@@ -28,26 +28,23 @@ from scorekeeper.sources import combination_lines, knob_lines
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
     """`--rules NAME|FILE.toml`, `--house NAME` and `--set KEY=VALUE`, shared by every engine command."""
-    parser.add_argument("--rules", default=DEFAULT_PRESET, metavar="NAME",
-                        help=f"a preset ({', '.join(PRESETS)}) or a TOML file; default {DEFAULT_PRESET}")
-    parser.add_argument("--house", action="append", default=[], metavar="NAME",
-                        help=f"lay a named house rule over the preset ({', '.join(HOUSE_RULES)})")
+    presets, houses = ", ".join(PRESETS), ", ".join(HOUSE_RULES)
+    rules_help = f"a preset ({presets}) or a TOML file; default {DEFAULT_PRESET}"
+    parser.add_argument("--rules", default=DEFAULT_PRESET, metavar="NAME", help=rules_help)
+    parser.add_argument("--house", action="append", default=[], metavar="NAME", help=f"lay a house rule over it ({houses})")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="settings",
                         help="change one knob, e.g. --set entry=1000 (repeatable)")
 
 
 def rules_from_args(args: argparse.Namespace) -> Ruleset:
     try:
-        rules = _base_rules(args.rules)
         settings: dict[str, object] = {}
-        for name in args.house:
-            settings.update(house_rule(name))
         for item in args.settings:
             key, sep, value = item.partition("=")
             if not sep or not key.strip():
                 raise CliError(f"--set needs KEY=VALUE, not {item!r}")
             settings[key.strip()] = value
-        return rules.with_settings(settings) if settings else rules
+        return compose_ruleset(_base_rules(args.rules), args.house, settings)
     except RulesError as exc:
         raise CliError(str(exc)) from None
 

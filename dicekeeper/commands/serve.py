@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
 
 def game_links(app: Any, url: str) -> list[str]:
     """Links to every unfinished game; with none, a new game is started so there is one to open."""
-    from scorekeeper import preset
+    from scorekeeper import DEFAULT_PRESET, preset
     from web import db as database
 
     book = app.extensions["dicekeeper.games"]
@@ -111,7 +111,7 @@ def game_links(app: Any, url: str) -> list[str]:
         conn = database.get_db()
         games = [g for g in book.summaries(conn) if not g["finished"]]
         if not games:
-            book.create(conn, DEFAULT_PLAYERS, preset("family"))
+            book.create(conn, DEFAULT_PLAYERS, preset(DEFAULT_PRESET))
             games = [g for g in book.summaries(conn) if not g["finished"]]
         lines = []
         for summary in games[:SHOWN_GAMES]:

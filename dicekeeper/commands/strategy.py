@@ -5,13 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from concurrent.futures import ProcessPoolExecutor
 
 from dicekeeper.cli import CliError
 from dicekeeper.commands.engine import EXAMPLE_THROW, add_rules_arguments, faces_from, rules_from_args
-from scorekeeper import DiceError, Ruleset
+from scorekeeper import DiceError
 from scorekeeper.players import UnknownStrategy, strategy_by_name
-from scorekeeper.simulation import Tally, simulate
+from scorekeeper.simulation import simulate_by_name
 from scorekeeper.strategy import Situation, advise
 
 
@@ -34,21 +33,13 @@ def cmd_advise(args: argparse.Namespace) -> int:
     faces = faces_from(args.dice, rules)
     turn_total = _whole(args.turn_total, "--turn-total", 0)
     farkles = _whole(args.farkles, "--farkles", 0)
-    situation = Situation(
-        entry=rules.entry if args.off_board else 0,
-        farkle_cost=rules.three_farkle_penalty if farkles + 1 >= 3 else 0,
-    )
+    situation = Situation.of_player(rules, on_board=not args.off_board, farkles_in_a_row=farkles)
     try:
         advice = advise(faces, rules, turn_total=turn_total, situation=situation)
     except DiceError as exc:
         raise CliError(str(exc)) from None
     _print(advice.to_dict())
     return 0
-
-
-def _play_share(job: tuple[tuple[str, ...], Ruleset, int, int, int]) -> Tally:
-    names, rules, games, seed, first = job
-    return simulate([strategy_by_name(n) for n in names], rules, games, seed=seed, first_game=first)
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
@@ -63,18 +54,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     games = _whole(args.games, "--games", 1)
     seed = _whole(args.seed, "--seed", 0)
-    workers = max(1, min(_whole(args.jobs, "--jobs", 1), games))
-    # Game i is seeded by (seed, i) alone, so the result does not depend on how the games are split.
-    bounds = [games * k // workers for k in range(workers + 1)]
-    jobs = [(names, rules, hi - lo, seed, lo) for lo, hi in zip(bounds, bounds[1:]) if hi > lo]
-    if workers == 1:
-        shares = [_play_share(job) for job in jobs]
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            shares = list(pool.map(_play_share, jobs))
-    tally = shares[0]
-    for share in shares[1:]:
-        tally = tally.merge(share)
+    tally = simulate_by_name(names, rules, games, seed, workers=_whole(args.jobs, "--jobs", 1))
     for line in tally.report(rules):
         _print(line)
     return 0

@@ -14,9 +14,9 @@ from typing import Any
 import cv2
 
 from dicekeeper.cli import CliError, positive_int
-from vision.eval.evaluate import Evaluation
+from vision.eval.evaluate import evaluate_set
 from vision.images import ImageError, downscale, load_image
-from vision.eval.labels import LabelError, LabelledDie, load_labelled_set
+from vision.eval.labels import LabelError
 from vision.read.reader import MODES, DiceReader
 from vision.types import DieReading
 
@@ -50,7 +50,7 @@ def _reader(mode: str, detector: str | None = None, classifier: str | None = Non
             print(f"dicekeeper: warning: reading with pips alone, no die-face classifier: {exc}", file=sys.stderr)
             return DiceReader(mode="combined", detector=finder)
         raise CliError(f"--mode {mode} needs the die-face classifier, which cannot be loaded: {exc}") from None
-    return DiceReader(face_model, mode=mode, detector=finder)  # type: ignore[arg-type]
+    return DiceReader(face_model, mode=mode, detector=finder)  # type: ignore[arg-type]  # DiceReader checks the mode
 
 
 def reading_json(reading: DieReading, scale: float) -> dict[str, Any]:
@@ -99,29 +99,14 @@ def cmd_read(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def evaluate_set(dataset: str, split: str | None, max_side: int, reader: DiceReader) -> Evaluation:
-    """Read every labelled image of the set and score it."""
-    evaluation = Evaluation()
-    splits = split.split(",") if split else [None]
-    for name in splits:
-        for item in load_labelled_set(dataset, name):
-            try:
-                image = load_image(item.path)
-            except ImageError as exc:
-                print(f"dicekeeper eval: {exc}", file=sys.stderr)
-                continue
-            frame, scale = downscale(image, max_side)
-            labels = [LabelledDie(d.value, tuple(v * scale for v in d.box)) for d in item.dice]  # type: ignore[misc]
-            start = time.perf_counter()
-            readings = reader.read(frame)
-            evaluation.add(readings, labels, (time.perf_counter() - start) * 1000.0)
-    return evaluation
+def _unreadable(exc: ImageError) -> None:
+    print(f"dicekeeper eval: {exc}", file=sys.stderr)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
     reader = _reader(args.mode, args.detector_model, args.classifier_model)
     try:
-        evaluation = evaluate_set(args.dataset, args.split, args.max_side, reader)
+        evaluation = evaluate_set(args.dataset, args.split, args.max_side, reader, on_unreadable=_unreadable)
     except LabelError as exc:
         raise CliError(str(exc)) from None
     summary = evaluation.summary()
@@ -200,15 +185,15 @@ def _bench_live(args: argparse.Namespace) -> int:
     wall, cpu = time_reads(reader.read, frames, args.repeat)
     sizes = sorted({f"{f.shape[1]}x{f.shape[0]}" for f in frames})
     if args.json:
-        print(json.dumps({"median_ms": round(statistics.median(wall), 3), "cpu_median_ms": round(statistics.median(cpu), 3),
-                          "frames": len(frames), "repeat": args.repeat, "sizes": sizes}))  # fmt: skip
+        medians = {"median_ms": round(statistics.median(wall), 3), "cpu_median_ms": round(statistics.median(cpu), 3)}
+        print(json.dumps({**medians, "frames": len(frames), "repeat": args.repeat, "sizes": sizes}))
     else:
         print(f"live reader, {len(frames)} frame(s) ({', '.join(sizes)}), {args.repeat} round(s), one thread: "
               f"median {statistics.median(wall):.2f} ms a frame, CPU time median {statistics.median(cpu):.2f} ms")
     return 1 if failed else 0
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction) -> None:
     read = subparsers.add_parser("read", help="read the dice in photos", description="Read the dice in photos.")
     read.add_argument("images", nargs="+", metavar="IMAGE")
     read.add_argument("--json", action="store_true", help="one JSON line per image")

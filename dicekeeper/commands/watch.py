@@ -8,8 +8,12 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dicekeeper.cli import CliError, positive_int
+
+if TYPE_CHECKING:
+    from vision.live.demo_table import DemoTable
 
 MODES = ("pips", "classifier", "combined")
 
@@ -25,7 +29,7 @@ def _positive_float(text: str) -> float:
 
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction) -> None:
     watch = subparsers.add_parser(
         "watch", help="print each settled throw a camera, video, image folder or the demo table shows",
         description="Print each settled throw as a JSON line: {\"t\": seconds, \"dice\": [...], \"confidence\": c}. "
@@ -120,7 +124,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     return 1 if source.state.status == "failed" else 0
 
 
-def _demo_table(source: object) -> object | None:
+def _demo_table(source: object) -> DemoTable | None:
     from vision.live.demo_table import DemoSource
 
     inner = getattr(source, "inner", source)

@@ -1,4 +1,4 @@
-"""The scripts under datasets/ that write the classifier's training crops."""
+"""The classifier's training crops: the library in vision.training and the scripts under datasets/ that write them."""
 
 import sys
 from pathlib import Path
@@ -12,7 +12,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "datasets"))
 import extract_crops  # noqa: E402
 import synthetic_crops  # noqa: E402
 
+from vision.eval.labels import load_labelled_set  # noqa: E402
+from vision.read.classifier import NOT_A_DIE  # noqa: E402
 from vision.synth.render import DieSpec, Scene, render  # noqa: E402
+from vision.training import detector_frames, photo_crops, rendered_crops  # noqa: E402
 
 
 @pytest.fixture
@@ -31,25 +34,52 @@ def yolo_set(tmp_path: Path) -> Path:
 
 
 def test_real_crops_follow_the_labels_at_every_scale(yolo_set: Path) -> None:
-    photos = extract_crops.read_split(yolo_set, "train")
-    assert [value for value, _ in photos[0].dice] == [2, 6]
-    assert photos[0].dice[0][1].center == pytest.approx((100, 120), abs=1.5)
-    data = extract_crops.extract(yolo_set, "train", scales=(0, 200), augment=3, negatives_per_die=0.5, seed=0)
-    faces = data["labels"][data["labels"] < 6]
+    photos = load_labelled_set(yolo_set, "train")
+    assert [die.value for die in photos[0].dice] == [2, 6]
+    assert photo_crops.die_box(photos[0].dice[0]).center == pytest.approx((100, 120), abs=1.5)
+    assert photo_crops.die_box(photos[0].dice[0], die_side=40).w == 40
+    data = photo_crops.extract(yolo_set, "train", scales=(0, 200), augment=3, negatives_per_die=0.5, seed=0)
+    faces = data["labels"][data["labels"] < NOT_A_DIE]
     assert sorted(set(faces.tolist())) == [1, 5] and len(faces) == 2 * 3 * 2
     assert data["crops"].shape[1:] == (32, 32, 3) and len(data["crops"]) == len(data["labels"])
     assert set(data["scales"].tolist()) == {0, 200}
-    again = extract_crops.extract(yolo_set, "train", scales=(0, 200), augment=3, negatives_per_die=0.5, seed=0)
+    again = photo_crops.extract(yolo_set, "train", scales=(0, 200), augment=3, negatives_per_die=0.5, seed=0)
     assert np.array_equal(data["crops"], again["crops"])
 
 
-def test_missing_split_is_one_clear_message(tmp_path: Path) -> None:
-    with pytest.raises(SystemExit, match="no val/images folder"):
-        extract_crops.read_split(tmp_path, "val")
+def test_the_script_writes_the_crops(yolo_set: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "out" / "real.npz"
+    assert extract_crops.main([str(yolo_set), "--split", "train", "--scales", "0", "--seed", "0", "--out", str(out)]) == 0
+    with np.load(out) as written:
+        assert sorted(set(written["labels"].tolist()) - {NOT_A_DIE}) == [1, 5]
+    assert "crops from 1 photos" in capsys.readouterr().out
+
+
+def test_missing_split_is_one_clear_message(yolo_set: Path, tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="no split 'val'"):
+        extract_crops.main([str(yolo_set), "--split", "val", "--out", str(tmp_path / "x.npz")])
+    assert not (tmp_path / "x.npz").exists()
 
 
 def test_synthetic_crops_are_reproducible_and_hold_every_class() -> None:
-    data = synthetic_crops.build(120, seed=3)
+    data = rendered_crops.build(120, seed=3)
     assert data["crops"].shape == (120, 32, 32, 3)
     assert set(data["labels"].tolist()) == set(range(7))
-    assert np.array_equal(synthetic_crops.build(120, seed=3)["crops"], data["crops"])
+    assert np.array_equal(rendered_crops.build(120, seed=3)["crops"], data["crops"])
+
+
+def test_the_synthetic_script_writes_what_the_library_builds(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "synthetic.npz"
+    assert synthetic_crops.main(["--count", "12", "--seed", "5", "--out", str(out)]) == 0
+    with np.load(out) as written:
+        assert np.array_equal(written["crops"], rendered_crops.build(12, seed=5)["crops"])
+    assert "12 crops" in capsys.readouterr().out
+
+
+def test_detector_frames_are_reproducible_and_index_their_dice() -> None:
+    frames, boxes = detector_frames.build(3, seed=2, side=96, workers=1)
+    assert frames.shape == (3, 96, 96, 3) and boxes.shape[1] == 5 and len(boxes) > 0
+    assert set(boxes[:, 0].astype(int).tolist()) <= {0, 1, 2}
+    assert ((boxes[:, 1:3] >= 0) & (boxes[:, 1:3] <= 96)).all()
+    again_frames, again_boxes = detector_frames.build(3, seed=2, side=96, workers=1)
+    assert np.array_equal(frames, again_frames) and np.array_equal(boxes, again_boxes)

@@ -2,7 +2,7 @@
 
 import itertools
 import random
-from functools import lru_cache
+from functools import cache
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -35,7 +35,7 @@ rulesets = st.builds(
 def reference_points(faces: tuple[int, ...], rules: Ruleset) -> int | None:
     """Best split of sorted faces into combinations, written straight from the rule descriptions."""
 
-    @lru_cache(maxsize=None)
+    @cache
     def best(rest: tuple[int, ...]) -> int | None:
         if not rest:
             return 0

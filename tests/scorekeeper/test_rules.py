@@ -1,6 +1,19 @@
+import argparse
+
 import pytest
 
-from scorekeeper import PRESETS, Ruleset, RulesError, house_rule, knob_names, preset, ruleset_from_toml
+from scorekeeper import (
+    DEFAULT_PRESET,
+    PRESETS,
+    Ruleset,
+    RulesError,
+    compose_ruleset,
+    house_rule,
+    knob_names,
+    preset,
+    ruleset_from_dict,
+    ruleset_from_toml,
+)
 
 
 def test_presets_match_their_rule_texts():
@@ -125,3 +138,41 @@ def test_combination_points_stay_on_the_fifty_point_grid():
     with pytest.raises(RulesError, match="straight must be a multiple of 50 from 50 to 10000 or off, not 1520"):
         Ruleset(straight=1520)
     assert Ruleset().with_settings({"straight": "off"}).straight is None
+
+
+def test_compose_lays_house_rules_then_knobs_over_the_preset():
+    rules = compose_ruleset("zilch", ["greed", "amish"], {"entry": "750", "target": 5000})
+    assert (rules.entry, rules.piggyback, rules.piggyback_sweep, rules.target) == (750, True, False, 5000)
+    assert rules.straight == preset("zilch").straight and rules.name == "zilch+"
+    assert compose_ruleset(preset("farkle"), "greed").entry == 1000  # a ruleset value and a single name
+    assert compose_ruleset() == preset(DEFAULT_PRESET)
+
+
+@pytest.mark.parametrize("houses, settings, message", [
+    (5, None, "list of house-rule names"), (["greed", 3], None, "list of house-rule names"),
+    (["royal"], None, "unknown house rule"), ((), ["entry"], "knob settings must map"),
+    ((), {"speed": 3}, "unknown knob"),
+])
+def test_compose_rejects_malformed_layers(houses, settings, message):
+    with pytest.raises(RulesError, match=message):
+        compose_ruleset("family", houses, settings)
+
+
+def test_every_front_end_composes_the_same_ruleset():
+    from dicekeeper.commands.engine import rules_from_args
+    from web.games import ruleset_from_request
+
+    args = argparse.Namespace(rules="wikipedia", house=["greed"], settings=["target=8000", "straight=off"])
+    from_cli = rules_from_args(args)
+    from_web = ruleset_from_request("wikipedia", {"target": 8000, "straight": None}, ["greed"])
+    from_toml = ruleset_from_toml('preset = "wikipedia"\nhouse = "greed"\ntarget = 8000\nstraight = "off"\n')
+    assert from_cli == from_web == from_toml
+    assert (from_cli.entry, from_cli.target, from_cli.straight) == (1000, 8000, None)
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_a_ruleset_comes_back_from_its_dict(name):
+    rules = compose_ruleset(name, ["alternative-sets"], {"target": 7000})
+    assert ruleset_from_dict(rules.to_dict()) == rules
+    with pytest.raises(RulesError):
+        ruleset_from_dict({**rules.to_dict(), "name": 7})

@@ -2,7 +2,7 @@ import json
 import math
 import statistics
 import sys
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
@@ -10,7 +10,7 @@ from dicekeeper.cli import main
 from scorekeeper import Game, legal_keeps, preset
 from scorekeeper.odds import outcomes
 from scorekeeper.players import MaxExpected, Threshold, strategy_by_name
-from scorekeeper.simulation import Tally, game_rng, play_game, player_names, simulate, solo_turns, wilson
+from scorekeeper.simulation import Tally, game_rng, play_game, player_names, simulate, simulate_by_name, solo_turns, wilson
 from scorekeeper.strategy import ON_BOARD, expected_turn
 
 Z99_TWO_SIDED = 2.5758293035489
@@ -40,7 +40,7 @@ def threshold_value(rules, bank_at):
             moves[n].append((ways, keeps[0] if keeps else None))
     ceiling = bank_at + 40000  # forced hot dice above this are priced at their total: far below 1e-9
 
-    @lru_cache(maxsize=None)
+    @cache
     def roll(t, n):
         total = 0.0
         for ways, keep in moves[n]:
@@ -227,3 +227,12 @@ def test_simulate_command_runs_as_a_program():
     )
     assert done.returncode == 0, done.stderr
     assert len(done.stdout.splitlines()) == 3
+
+
+def test_simulating_by_name_plays_the_same_games_as_simulate():
+    rules = preset("family").replace(target=1000)
+    named = simulate_by_name(["maxexp", "threshold300"], rules, 4, seed=6)
+    assert named == simulate([strategy_by_name("maxexp"), strategy_by_name("threshold300")], rules, 4, seed=6)
+    assert named.games == 4
+    with pytest.raises(ValueError, match="at least one game"):
+        simulate_by_name(["maxexp", "threshold300"], rules, 0)

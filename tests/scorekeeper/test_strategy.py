@@ -1,7 +1,7 @@
 import json
 import random
 import sys
-from functools import lru_cache
+from functools import cache
 
 import pytest
 from hypothesis import given, settings
@@ -31,7 +31,7 @@ def brute_force(rules, situation, limit):
     """Turn values straight from the definition, over every legal keep (no pruning, no grid)."""
     must_roll = rules.hot_dice == "must-roll"
 
-    @lru_cache(maxsize=None)
+    @cache
     def roll_value(t, n):
         total = 0.0
         for counts, ways in outcomes(n):

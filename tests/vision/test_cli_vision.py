@@ -91,7 +91,8 @@ def make_labelled_set(root: Path) -> None:
         (root / split / "labels").mkdir(parents=True)
         cv2.imwrite(str(root / split / "images" / "throw.jpg"), draw_scene(1600, 1200, DICE, seed=seed))
         lines = [
-            f"{d.value - 1} {d.center[0] / 1600:.6f} {d.center[1] / 1200:.6f} {d.size * 1.2 / 1600:.6f} {d.size * 1.2 / 1200:.6f}"
+            f"{d.value - 1} {d.center[0] / 1600:.6f} {d.center[1] / 1200:.6f} {d.size * 1.2 / 1600:.6f} "
+            f"{d.size * 1.2 / 1200:.6f}"
             for d in DICE
         ]
         if split == "test":

@@ -266,11 +266,11 @@ class DemoCamera:
         self.plugged = threading.Event()
         self.plugged.set()
 
-    def __call__(self, device: object) -> "DemoCamera.Capture":
+    def __call__(self, device: object) -> DemoCamera.Capture:
         return DemoCamera.Capture(self)
 
     class Capture:
-        def __init__(self, camera: "DemoCamera") -> None:
+        def __init__(self, camera: DemoCamera) -> None:
             self.camera = camera
             self.open = camera.plugged.is_set()
 

@@ -12,8 +12,7 @@ import pytest
 
 from scorekeeper import Game, event_from_dict, preset
 from scorekeeper.players import Threshold
-from scorekeeper.strategy import Situation, advise, farkle_chance, table
-from web.advice import situations
+from scorekeeper.strategy import Situation, advise, farkle_chance, situations, table
 from web_helpers import EventStream, Table
 
 from test_web_browser import browser_ready, open_window  # noqa: F401  (fixtures of the browser test)
@@ -144,7 +143,7 @@ def test_the_pages_carry_a_panel_that_each_device_hides_for_itself(client, new_t
 
 @pytest.mark.browser
 @pytest.mark.slow
-def test_the_advice_panel_follows_the_game_and_hides_per_view(live_server, open_window):
+def test_the_advice_panel_follows_the_game_and_hides_per_view(live_server, open_window):  # noqa: F811 (a fixture)
     from test_web_browser import shoot, table_and_phone, wait_for, wait_live
     from web_helpers import api_state
 

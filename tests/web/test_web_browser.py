@@ -166,12 +166,12 @@ def test_a_phone_plays_a_turn_by_tapping_and_the_table_follows_live(live_server,
             if state["turn_total"] + keep["points"] >= 300 or len(state["throw"]) - len(keep["dice"]) <= 2:
                 shoot(phone, "phone-view", doc="phone-view.png")
                 phone.find_element("id", "bank").click()
-                wait_for(phone, lambda d: api_state(live_server, game["id"])["current"] != player)
+                wait_for(phone, lambda d, player=player: api_state(live_server, game["id"])["current"] != player)
                 banked = True
                 break
             phone.find_element("id", "roll").click()
-            wait_for(phone, lambda d: api_state(live_server, game["id"])["version"] > state["version"] + 1
-                     or api_state(live_server, game["id"])["current"] != player)
+            wait_for(phone, lambda d, state=state, player=player: api_state(live_server, game["id"])["version"]
+                     > state["version"] + 1 or api_state(live_server, game["id"])["current"] != player)
         if banked:
             break
     assert banked, "no turn was banked in twelve turns"

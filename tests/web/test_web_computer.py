@@ -95,7 +95,7 @@ def test_a_computer_plays_only_its_own_turns(computer_app):
         if state["phase"] == "keep":
             table.post("bank", {"dice": state["keeps"][0]["dice"]})
         handed_over = table.state["version"]
-        back = wait_until(lambda: (s := table.get())["current"] == 0 and s["version"] > handed_over and s,
+        back = wait_until(lambda since=handed_over: (s := table.get())["current"] == 0 and s["version"] > since and s,
                           message="the computer did not give the turn back")
         time.sleep(0.2)
         assert table.get()["version"] == back["version"], "the computer acted on Ann's turn"

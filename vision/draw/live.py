@@ -46,7 +46,7 @@ def draw_live(
         else:
             colour = IN_PLAY
         draw_die(image, reading, colour, line)
-    text = status.phase
+    text: str = status.phase
     if status.phase == "settled" and status.in_play:
         text += ": " + " ".join(str(r.value) for r in status.in_play)
     if note:

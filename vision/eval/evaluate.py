@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from vision.eval.labels import LabelledDie
+from vision.eval.labels import LabelledDie, load_labelled_set
+from vision.images import ImageError, downscale, load_image
+from vision.read.reader import DiceReader
 from vision.types import DieReading
 
 
@@ -98,3 +102,32 @@ class Evaluation:
             "exact_throws": sum(s.exact for s in self.images) / count if count else 0.0,
             "ms_per_image": sum(s.ms for s in self.images) / count if count else 0.0,
         }
+
+
+def evaluate_set(
+    dataset: str | os.PathLike[str],
+    split: str | None,
+    max_side: int,
+    reader: DiceReader,
+    on_unreadable: Callable[[ImageError], None] | None = None,
+) -> Evaluation:
+    """Read every labelled image of the set (`split` may list several, "val,test") and score it.
+
+    An image that cannot be read is left out and handed to `on_unreadable`.
+    """
+    evaluation = Evaluation()
+    splits = split.split(",") if split else [None]
+    for name in splits:
+        for item in load_labelled_set(dataset, name):
+            try:
+                image = load_image(item.path)
+            except ImageError as exc:
+                if on_unreadable is not None:
+                    on_unreadable(exc)
+                continue
+            frame, scale = downscale(image, max_side)
+            labels = [d.scaled(scale) for d in item.dice]
+            start = time.perf_counter()
+            readings = reader.read(frame)
+            evaluation.add(readings, labels, (time.perf_counter() - start) * 1000.0)
+    return evaluation

@@ -28,6 +28,11 @@ class LabelledDie:
     def center(self) -> tuple[float, float]:
         return ((self.box[0] + self.box[2]) / 2.0, (self.box[1] + self.box[3]) / 2.0)
 
+    def scaled(self, scale: float) -> LabelledDie:
+        """The same die in an image resized by `scale`."""
+        x0, y0, x1, y1 = self.box
+        return LabelledDie(self.value, (x0 * scale, y0 * scale, x1 * scale, y1 * scale))
+
 
 @dataclass(frozen=True)
 class LabelledImage:
@@ -155,8 +160,8 @@ def _load_voc(root: Path, split: str | None) -> Iterator[LabelledImage]:
             bndbox = obj.find("bndbox")
             if face is None or bndbox is None:
                 continue
-            box = tuple(float(bndbox.findtext(k) or 0) for k in ("xmin", "ymin", "xmax", "ymax"))
-            dice.append(LabelledDie(face, box))  # type: ignore[arg-type]
+            x0, y0, x1, y1 = (float(bndbox.findtext(k) or 0) for k in ("xmin", "ymin", "xmax", "ymax"))
+            dice.append(LabelledDie(face, (x0, y0, x1, y1)))
         yield LabelledImage(image_path, tuple(dice))
 
 

@@ -25,8 +25,8 @@ import numpy as np
 
 from vision.synth.render import DieSpec, Effects, Scene, render
 from vision.live.frames import BaseSource, Frame
+from vision.types import BGR
 
-BGR = tuple[int, int, int]
 
 # (body, pips) of the six dice, BGR: colours that stand out on green felt.
 DIE_LOOKS: tuple[tuple[BGR, BGR], ...] = (
@@ -502,7 +502,7 @@ class DemoTable:
             lean = (hand_at[0] - self.width / 2) / self.width * 0.6
             hx, hy = self._hands.anchor
             cut, sprite = self._hands.get(lean)
-            paste(frame, sprite, int(round(hand_at[0])) - hx + cut, int(round(hand_at[1])) - hy)  # type: ignore[arg-type]
+            paste(frame, sprite, int(round(hand_at[0])) - hx + cut, int(round(hand_at[1])) - hy)
         level = self.brightness(t)
         if level != 1.0:
             frame = cv2.convertScaleAbs(frame, alpha=level)
@@ -516,7 +516,7 @@ class DemoTable:
         side = colour.shape[0]
         c = side / 2
         rotation = cv2.getRotationMatrix2D((c, c), -die.angle, 1.0)
-        rotation[:, 2] += (die.x - c, die.y - c)
+        rotation[:, 2] += np.array((die.x - c, die.y - c))
         # Work in a window around the die only.
         pad = int(die.blur) + side // 2 + 2
         x0, y0 = max(0, int(die.x) - pad), max(0, int(die.y) - pad)
@@ -525,10 +525,10 @@ class DemoTable:
             return
         size = (x1 - x0, y1 - y0)
         local = rotation.copy()
-        local[:, 2] -= (x0, y0)
+        local[:, 2] -= np.array((x0, y0))
         lift = 0.12 if die.blur == 0 else 0.35  # a die in the air casts its shadow further away
         shifted = local.copy()
-        shifted[:, 2] += (lift * self.die_size, lift * 1.3 * self.die_size)
+        shifted[:, 2] += np.array((lift * self.die_size, lift * 1.3 * self.die_size))
         c_w = cv2.warpAffine(colour, local, size, flags=cv2.INTER_LINEAR)
         a_w = cv2.warpAffine(alpha, local, size, flags=cv2.INTER_LINEAR)
         s_w = cv2.warpAffine(shadow, shifted, size, flags=cv2.INTER_LINEAR)
@@ -536,7 +536,7 @@ class DemoTable:
             kernel = _streak(die.blur, die.blur_angle)
             c_w = cv2.filter2D(c_w, -1, kernel)
             a_w = cv2.filter2D(a_w, -1, kernel)
-        roi = frame[y0:y1, x0:x1].astype(np.float32)
+        roi: np.ndarray = frame[y0:y1, x0:x1].astype(np.float32)
         roi *= (1.0 - 0.45 * s_w)[..., None]
         roi = roi * (1.0 - a_w[..., None]) + c_w
         frame[y0:y1, x0:x1] = np.clip(roi, 0, 255).astype(np.uint8)
@@ -564,9 +564,9 @@ class HandSprites:
         self.height = int(math.ceil(3.4 * die_size + frame_height + 3.0 * die_size))
         self.width = int(math.ceil(8.5 * die_size + 0.3 * self.height * 2))
         self.anchor = (self.width // 2, int(3.4 * die_size))
-        self._sprites: dict[float, tuple[int, tuple[np.ndarray, ...]]] = {}
+        self._sprites: dict[float, tuple[int, tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
 
-    def get(self, lean: float) -> tuple[int, tuple[np.ndarray, ...]]:
+    def get(self, lean: float) -> tuple[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """(columns cut on the left, sprite) for the lean nearest to `lean`."""
         nearest = min(self.LEANS, key=lambda v: abs(v - lean))
         if nearest not in self._sprites:
@@ -591,20 +591,21 @@ class HandSprites:
             cv2.line(mask, at(fx0, fy0), at(fx1, fy1), 255, max(2, int(0.42 * s)), cv2.LINE_AA)
         alpha = cv2.GaussianBlur(mask, (0, 0), max(1.0, s * 0.04)).astype(np.float32) / 255.0
         shadow = cv2.GaussianBlur(alpha, (0, 0), s * 0.35)
-        shadow = cv2.warpAffine(shadow, np.float32([[1, 0, 0.5 * s], [0, 1, 0.6 * s]]), (self.width, self.height))
+        shadow = cv2.warpAffine(shadow, np.array([[1, 0, 0.5 * s], [0, 1, 0.6 * s]], np.float32), (self.width, self.height))
         # Shade towards the edges so the hand reads as round, not as a flat cut-out.
-        inner = cv2.GaussianBlur(cv2.erode(mask, None, iterations=max(1, int(s * 0.12))), (0, 0), s * 0.2)
+        inner = cv2.GaussianBlur(cv2.erode(mask, np.ones((3, 3), np.uint8), iterations=max(1, int(s * 0.12))), (0, 0), s * 0.2)
         depth = (inner.astype(np.float32) / 255.0)[..., None]
         colour = np.asarray(SKIN_SHADE, np.float32) * (1 - depth) + np.asarray(SKIN, np.float32) * depth
         sleeve = (np.arange(self.height, dtype=np.float32) > ay + 2.2 * s)[:, None, None]
         colour = np.where(sleeve, np.asarray(SLEEVE, np.float32), colour)
         return colour * alpha[..., None], alpha, shadow
 
-    def _crop(self, sprite: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[int, tuple[np.ndarray, ...]]:
+    def _crop(self, sprite: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """The sprite cut to the columns it covers, and how many columns were cut on the left."""
         used = np.flatnonzero((sprite[1] > 0.002).any(axis=0) | (sprite[2] > 0.01).any(axis=0))
         left, right = int(used[0]), int(used[-1]) + 1
-        return left, tuple(np.ascontiguousarray(part[:, left:right]) for part in sprite)
+        colour, alpha, shadow = (np.ascontiguousarray(part[:, left:right]) for part in sprite)
+        return left, (colour, alpha, shadow)
 
 
 def paste(frame: np.ndarray, sprite: tuple[np.ndarray, np.ndarray, np.ndarray], x: int, y: int,

@@ -119,7 +119,7 @@ class BaseSource:
 
     def _set_state(self, status: SourceStatus, message: str = "", **changes: object) -> None:
         with self._state_lock:
-            self._state = replace(self._state, status=status, message=message, **changes)  # type: ignore[arg-type]
+            self._state = replace(self._state, status=status, message=message, **changes)  # type: ignore[arg-type]  # callers pass only its number fields
 
     def _delivered(self, now: float) -> None:
         fps = self._rate.tick(now)

@@ -248,7 +248,8 @@ class SettleDetector:
     def split(self, scene: Sequence[DieReading]) -> tuple[tuple[DieReading, ...], tuple[DieReading, ...]]:
         """(in play, set aside): dice that moved since the previous rest, and those that did not."""
         matches = match_dice(scene, self.rest_scene, self.config.same_place)
-        in_play, set_aside = [], []
+        in_play: list[DieReading] = []
+        set_aside: list[DieReading] = []
         for reading, match in zip(scene, matches):
             unmoved = match is not None or not self._in_rolling_area(reading)
             (set_aside if unmoved else in_play).append(reading)
@@ -322,4 +323,4 @@ def default_reader(mode: str = "combined") -> DiceReaderLike:
         if mode == "classifier":
             raise
         return DiceReader(mode="pips", detector=detector)
-    return DiceReader(classifier, mode=mode, detector=detector)  # type: ignore[arg-type]
+    return DiceReader(classifier, mode=mode, detector=detector)  # type: ignore[arg-type]  # DiceReader checks the mode

@@ -226,8 +226,9 @@ def read_face(
     With a `PipFinding`, the grid the pips lie on is checked for pips the blobs missed.
     """
     settings = settings or FaceSettings()
-    finding = pips if isinstance(pips, PipFinding) else None
-    if finding is not None:
+    finding: PipFinding | None = None
+    if isinstance(pips, PipFinding):
+        finding = pips
         pips, contrast, face_center = finding.pips, finding.contrast, finding.face_center
     assert contrast is not None and face_center is not None
     count = len(pips)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 
 class ModelError(Exception):
@@ -18,7 +19,7 @@ def default_model_path(name: str = "die_face.onnx") -> Path:
     return Path(__file__).resolve().parents[2] / "models" / name
 
 
-def open_session(path: Path, threads: int, what: str) -> object:
+def open_session(path: Path, threads: int, what: str) -> Any:
     """An onnxruntime CPU session for `path`, or `ModelError` saying what is wrong."""
     try:
         import onnxruntime as ort

@@ -65,7 +65,7 @@ def _face_region(patch_bgr: np.ndarray, box_mask: np.ndarray, box: DieBox, origi
     contrast = float(np.linalg.norm(np.median(middle, axis=0) - table))
     if contrast < DIE_MIN_CONTRAST:
         return box_mask
-    die = (lab_distance(lab, table) > max(DIE_MIN_CONTRAST, DIE_SHARE * contrast)).astype(np.uint8) * 255
+    die: np.ndarray = (lab_distance(lab, table) > max(DIE_MIN_CONTRAST, DIE_SHARE * contrast)).astype(np.uint8) * 255
     die &= box_mask
     # Pips the colour of the table are holes in the die: close, then keep the middle's part.
     size = max(3, int(side * 0.15) | 1)
@@ -172,7 +172,7 @@ def _detector(die_size: float, settings: PipSettings) -> cv2.SimpleBlobDetector:
 
 
 def _build_detector(die_size: int, settings: PipSettings) -> cv2.SimpleBlobDetector:
-    params = cv2.SimpleBlobDetector_Params()
+    params = cv2.SimpleBlobDetector.Params()
     params.minThreshold = 30
     params.maxThreshold = 200
     params.thresholdStep = 10
@@ -189,7 +189,7 @@ def _build_detector(die_size: int, settings: PipSettings) -> cv2.SimpleBlobDetec
     params.filterByConvexity = True
     params.minConvexity = 0.8
     params.minDistBetweenBlobs = max(2.0, 0.12 * die_size)
-    return cv2.SimpleBlobDetector_create(params)
+    return cv2.SimpleBlobDetector.create(params)
 
 
 def find_pips(frame_bgr: np.ndarray, candidate: Candidate, die_size: float, settings: PipSettings | None = None) -> PipFinding:

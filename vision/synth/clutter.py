@@ -10,13 +10,13 @@ import cv2
 import numpy as np
 
 from vision.synth.tables import random_colour
+from vision.types import BGR, as_bgr
 
-BGR = tuple[int, int, int]
 SKIN: tuple[BGR, ...] = ((150, 180, 225), (120, 150, 200), (90, 120, 170), (60, 85, 120), (170, 195, 235))
 
 
 def _shade(colour: BGR, factor: float) -> BGR:
-    return tuple(int(np.clip(c * factor, 0, 255)) for c in colour)  # type: ignore[return-value]
+    return as_bgr(c * factor for c in colour)
 
 
 def _polygon(cx: float, cy: float, radius: float, sides: int, turn: float) -> np.ndarray:
@@ -45,8 +45,8 @@ def draw_polyhedral(frame: np.ndarray, cx: float, cy: float, size: float, rng: n
     cv2.polylines(frame, [outline], True, _shade(body, 0.5), 1, cv2.LINE_AA)
     text = str(int(rng.integers(1, 21)))
     scale = r / 40
-    (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, max(1, int(scale * 2)))
-    cv2.putText(frame, text, (int(cx - tw / 2), int(cy + th / 2)), cv2.FONT_HERSHEY_SIMPLEX, scale, ink, max(1, int(scale * 2)), cv2.LINE_AA)
+    (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, _stroke(scale))
+    _print(frame, text, (int(cx - tw / 2), int(cy + th / 2)), scale, ink)
 
 
 def draw_coin(frame: np.ndarray, cx: float, cy: float, size: float, rng: np.random.Generator) -> None:
@@ -82,7 +82,7 @@ def draw_card(frame: np.ndarray, cx: float, cy: float, size: float, rng: np.rand
     for _ in range(int(rng.integers(1, 4))):
         x = int(cx + rng.uniform(-0.3, 0.3) * w)
         y = int(cy + rng.uniform(-0.3, 0.3) * h)
-        cv2.putText(frame, str(rng.choice(list("A23456789JQK"))), (x, y), cv2.FONT_HERSHEY_SIMPLEX, scale, ink, max(1, int(scale * 2)), cv2.LINE_AA)
+        _print(frame, str(rng.choice(list("A23456789JQK"))), (x, y), scale, ink)
 
 
 def draw_pen(frame: np.ndarray, cx: float, cy: float, size: float, rng: np.random.Generator) -> None:
@@ -133,3 +133,12 @@ def draw_random_clutter(frame: np.ndarray, cx: float, cy: float, size: float, rn
     kind = str(rng.choice(kinds, p=np.asarray(list(KIND_WEIGHTS.values())) / sum(KIND_WEIGHTS.values())))
     DRAWERS[kind](frame, cx, cy, size, rng)
     return kind
+
+
+def _stroke(scale: float) -> int:
+    return max(1, int(scale * 2))
+
+
+def _print(frame: np.ndarray, text: str, origin: tuple[int, int], scale: float, ink: BGR) -> None:
+    """Text in the plain font, its stroke growing with its size."""
+    cv2.putText(frame, text, origin, cv2.FONT_HERSHEY_SIMPLEX, scale, ink, _stroke(scale), cv2.LINE_AA)

@@ -17,6 +17,7 @@ from vision.synth.render import DieSpec, Effects, Glare, draw_dice, top_face
 from vision.synth.scenes import DIE_COLOURS, contrasting_colour
 from vision.synth.clutter import draw_random_clutter
 from vision.synth.tables import SURFACES, draw_surface, random_colour
+from vision.types import as_bgr
 
 # A face turned further than this from the camera (cosine) is not read, so not labelled.
 MIN_FACING = 0.45
@@ -35,7 +36,7 @@ class SceneSample:
 def _random_die(rng: np.random.Generator, cx: float, cy: float, size: float, lean: float, lean_direction: float) -> DieSpec:
     if rng.random() < 0.55:
         body, pips = DIE_COLOURS[int(rng.integers(len(DIE_COLOURS)))]
-        body = tuple(int(np.clip(c + j, 0, 255)) for c, j in zip(body, rng.integers(-25, 26, 3)))  # type: ignore[assignment]
+        body = as_bgr(c + j for c, j in zip(body, rng.integers(-25, 26, 3)))
     else:
         body = random_colour(rng)
         pips = contrasting_colour(rng, body)
@@ -51,7 +52,7 @@ def _random_die(rng: np.random.Generator, cx: float, cy: float, size: float, lea
         angle=float(rng.uniform(0, 360)),
         tilt=min(tilt, 55.0),
         tilt_direction=float(lean_direction + rng.normal(0, 25)),
-        body_bgr=body,  # type: ignore[arg-type]
+        body_bgr=body,
         pip_bgr=pips,
         pip_shape=str(rng.choice(("round", "square", "ring"), p=(0.8, 0.1, 0.1))),
         pip_scale=float(rng.uniform(0.7, 1.35)),
@@ -98,7 +99,7 @@ def _tray(frame: np.ndarray, rng: np.random.Generator) -> tuple[int, int, int, i
     colour = random_colour(rng)
     cv2.rectangle(frame, (x0, y0), (x1, y1), colour, wall)
     cv2.rectangle(frame, (x0 - wall // 2, y0 - wall // 2), (x1 + wall // 2, y1 + wall // 2), tuple(int(c * 0.6) for c in colour), max(1, wall // 3))
-    shadow = np.zeros((height, width), np.float32)
+    shadow: np.ndarray = np.zeros((height, width), np.float32)
     dx, dy = rng.integers(-3, 4, 2) * wall
     cv2.rectangle(shadow, (x0, y0), (x1, y1), 1.0, wall * 2)
     shadow = np.roll(shadow, (int(dy), int(dx)), (0, 1)) * (inner > 0)
@@ -137,8 +138,9 @@ def _camera(frame: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         image = np.clip(image + noise, 0, 255).astype(np.uint8)
     if rng.random() < 0.7:
         ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(25, 95))])
-        if ok:
-            image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+        decoded = cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else None
+        if decoded is not None:
+            image = decoded
     return image
 
 
@@ -147,9 +149,9 @@ def _perspective(width: int, height: int, rng: np.random.Generator, strength: fl
     off vertical, looking up the frame."""
     shrink = strength * rng.uniform(0.25, 0.5)
     squash = 1 - strength * rng.uniform(0.1, 0.3)
-    src = np.float32([[0, 0], [width, 0], [width, height], [0, height]])
+    src = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
     top = height * (1 - squash)
-    dst = np.float32([[width * shrink / 2, top], [width * (1 - shrink / 2), top], [width, height], [0, height]])
+    dst = np.array([[width * shrink / 2, top], [width * (1 - shrink / 2), top], [width, height], [0, height]], np.float32)
     turn = cv2.getRotationMatrix2D((width / 2, height / 2), float(rng.uniform(-180, 180)) if rng.random() < 0.3 else 0.0, 1.0)
     turn3 = np.vstack([turn, [0, 0, 1]])
     return cv2.getPerspectiveTransform(src, dst) @ turn3
@@ -216,7 +218,7 @@ def random_sample(
         if all(math.hypot(cx - x, cy - y) > size * 5 for x, y, _ in spots):
             draw_random_clutter(frame, cx, cy, size, rng)
 
-    corners = np.asarray(sizes, np.float32).reshape(-1, 4, 2)
+    corners: np.ndarray = np.asarray(sizes, np.float32).reshape(-1, 4, 2)
     if oblique > 0:
         matrix = _perspective(width, height, rng, oblique)
         frame = cv2.warpPerspective(frame, matrix, (width, height), borderMode=cv2.BORDER_REFLECT)

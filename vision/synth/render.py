@@ -14,22 +14,20 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.types import DieBox
+from vision.read.faces import LAYOUTS
+from vision.types import BGR, DieBox, as_bgr
 
-BGR = tuple[int, int, int]
 
 BACKGROUNDS = ("wood", "cloth", "felt", "plain", "tray", "sheet")
 PIP_SHAPES = ("round", "square", "ring")
 
 # Pip centres on a face of side 1 centred on the origin, x right and y down.
 _PIP_LAYOUT: dict[int, tuple[tuple[float, float], ...]] = {
-    1: ((0.0, 0.0),),
-    2: ((-0.25, -0.25), (0.25, 0.25)),
-    3: ((-0.25, -0.25), (0.0, 0.0), (0.25, 0.25)),
-    4: ((-0.25, -0.25), (0.25, -0.25), (-0.25, 0.25), (0.25, 0.25)),
-    5: ((-0.25, -0.25), (0.25, -0.25), (0.0, 0.0), (-0.25, 0.25), (0.25, 0.25)),
-    6: ((-0.25, -0.27), (0.25, -0.27), (-0.25, 0.0), (0.25, 0.0), (-0.25, 0.27), (0.25, 0.27)),
+    value: tuple((0.25 * x, (0.27 if value == 6 else 0.25) * y) for x, y in sorted(grid, key=lambda p: (p[1], p[0])))
+    for value, grid in LAYOUTS.items()
 }
+"""The reader's pip grid (`vision.read.faces.LAYOUTS`) a quarter of the face apart; a six's rows
+stand a little wider, as on most dice. Row by row, left to right."""
 
 # Cube faces as (normal, corner order) in die coordinates; x right, y down, z toward camera.
 # Corners run so that the face texture's top-left, top-right, bottom-right land on them.
@@ -258,7 +256,7 @@ def face_texture(die: DieSpec, value: int, side: int, hidden_value: int | None =
     """One face of `die` as a square BGR image of `side` pixels and its 0..1 alpha mask."""
     scale = 3  # draw large, then shrink: smooth edges without anti-aliasing tricks
     big = side * scale
-    image = np.empty((big, big, 3), np.uint8)
+    image: np.ndarray = np.empty((big, big, 3), np.uint8)
     image[:] = die.body_bgr
     if die.marble_bgr is not None:
         image[:] = _marbled(die, value, big)
@@ -266,7 +264,7 @@ def face_texture(die: DieSpec, value: int, side: int, hidden_value: int | None =
     radius = int(die.corner_radius * big)
     _rounded_square(mask, big, radius)
     if hidden_value is not None and die.translucency > 0:
-        ghost = tuple(int(b + (p - b) * 0.35 * die.translucency) for b, p in zip(die.body_bgr, die.pip_bgr))
+        ghost = as_bgr(b + (p - b) * 0.35 * die.translucency for b, p in zip(die.body_bgr, die.pip_bgr))
         _draw_pips(image, hidden_value, big, die, ghost, mirror=True, shift=0.06)
     _draw_pips(image, value, big, die, die.pip_bgr)
     image = cv2.resize(image, (side, side), interpolation=cv2.INTER_AREA)
@@ -299,7 +297,7 @@ def _rounded_square(mask: np.ndarray, big: int, radius: int) -> None:
 
 def _draw_pips(image: np.ndarray, value: int, big: int, die: DieSpec, colour: BGR, mirror: bool = False, shift: float = 0.0) -> None:
     r = big * 0.085 * die.pip_scale
-    colour = tuple(int(c) for c in colour)
+    colour = as_bgr(colour)
     for px, py in _PIP_LAYOUT[value]:
         if mirror:
             px = -px
@@ -323,16 +321,16 @@ def _draw_die(frame: np.ndarray, die: DieSpec, geometry: _Geometry) -> None:
     if fx1 <= fx0 or fy1 <= fy0:
         return
     w, h = x1 - x0, y1 - y0
-    layer = np.zeros((h, w, 3), np.float32)
-    alpha = np.zeros((h, w), np.float32)
+    layer: np.ndarray = np.zeros((h, w, 3), np.float32)
+    alpha: np.ndarray = np.zeros((h, w), np.float32)
     side = max(16, int(die.size * 1.2))
-    square = np.float32([[0, 0], [side, 0], [side, side]])
+    square = np.array([[0, 0], [side, 0], [side, side]], np.float32)
     values = _face_values(die.value)
     for value, corners, facing in geometry.faces:
         hidden = values[values.index(value) ^ 1]
         texture, mask = face_texture(die, value, side, hidden)
         light = 0.45 + 0.55 * facing
-        matrix = cv2.getAffineTransform(square, (corners[:3] - np.float32([x0, y0])))
+        matrix = cv2.getAffineTransform(square, (corners[:3] - np.array([x0, y0], np.float32)))
         warped = cv2.warpAffine(texture, matrix, (w, h), flags=cv2.INTER_LINEAR).astype(np.float32) * light
         warped_alpha = cv2.warpAffine(mask, matrix, (w, h), flags=cv2.INTER_LINEAR)
         layer = layer * (1 - warped_alpha[..., None]) + warped * warped_alpha[..., None]
@@ -359,9 +357,9 @@ def _line_kernel(length: float, angle: float) -> np.ndarray:
 
 
 def _draw_shadows(frame: np.ndarray, dice: tuple[DieSpec, ...], geometries: list[_Geometry], effects: Effects) -> None:
-    mask = np.zeros(frame.shape[:2], np.float32)
+    mask: np.ndarray = np.zeros(frame.shape[:2], np.float32)
     for die, geometry in zip(dice, geometries):
-        offset = np.float32(effects.shadow_offset) * die.size
+        offset = np.array(effects.shadow_offset, np.float32) * die.size
         hull = cv2.convexHull((geometry.outline + offset).astype(np.int32))
         cv2.fillConvexPoly(mask, hull, 1.0, cv2.LINE_AA)
     sigma = max(1.0, float(np.mean([d.size for d in dice])) * 0.12) if dice else 1.0
@@ -394,6 +392,7 @@ def _apply_camera(frame: np.ndarray, effects: Effects, rng: np.random.Generator)
         image = np.clip(noisy, 0, 255).astype(np.uint8)
     if effects.jpeg_quality is not None:
         ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(effects.jpeg_quality)])
-        if ok:
-            image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+        decoded = cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else None
+        if decoded is not None:
+            image = decoded
     return image

@@ -6,7 +6,9 @@ import math
 
 import numpy as np
 
-from vision.synth.render import BACKGROUNDS, BGR, PIP_SHAPES, DieSpec, Effects, Glare, Scene
+from vision.synth.render import BACKGROUNDS, PIP_SHAPES, DieSpec, Effects, Glare, Scene
+from vision.synth.tables import random_colour
+from vision.types import BGR, as_bgr
 
 # (body, pips) pairs seen on real dice, BGR.
 DIE_COLOURS: tuple[tuple[BGR, BGR], ...] = (
@@ -35,10 +37,6 @@ TABLE_COLOURS: dict[str, tuple[BGR, ...]] = {
 }
 
 
-def random_colour(rng: np.random.Generator) -> BGR:
-    return tuple(int(c) for c in rng.integers(0, 256, 3))  # type: ignore[return-value]
-
-
 def contrasting_colour(rng: np.random.Generator, body: BGR) -> BGR:
     """A pip colour that stands out against `body`."""
     lightness = float(np.mean(body))
@@ -59,7 +57,7 @@ def random_die(
     if rng.random() < 0.7:
         body, pips = DIE_COLOURS[rng.integers(len(DIE_COLOURS))]
         jitter = rng.integers(-20, 21, 3)
-        body = tuple(int(np.clip(c + j, 0, 255)) for c, j in zip(body, jitter))  # type: ignore[assignment]
+        body = as_bgr(c + j for c, j in zip(body, jitter))
     else:
         body = random_colour(rng)
         pips = contrasting_colour(rng, body)
@@ -72,7 +70,7 @@ def random_die(
         angle=float(rng.uniform(0, 360)),
         tilt=tilt,
         tilt_direction=float(rng.uniform(0, 360)),
-        body_bgr=body,  # type: ignore[arg-type]
+        body_bgr=body,
         pip_bgr=pips,
         pip_shape=str(rng.choice(PIP_SHAPES, p=(0.75, 0.13, 0.12))),
         pip_scale=float(rng.uniform(0.75, 1.3)),
@@ -108,7 +106,7 @@ def random_table(rng: np.random.Generator) -> tuple[str, BGR]:
     kind = str(rng.choice(BACKGROUNDS))
     base = TABLE_COLOURS[kind][rng.integers(len(TABLE_COLOURS[kind]))]
     jitter = rng.integers(-25, 26, 3)
-    return kind, tuple(int(np.clip(c + j, 0, 255)) for c, j in zip(base, jitter))  # type: ignore[return-value]
+    return kind, as_bgr(c + j for c, j in zip(base, jitter))
 
 
 def random_scene(

@@ -8,13 +8,20 @@ import cv2
 import numpy as np
 
 from vision.synth.render import BACKGROUNDS, draw_background
+from vision.types import BGR, as_bgr
 
-BGR = tuple[int, int, int]
 SURFACES = (*BACKGROUNDS, "granite", "marble", "paper", "print", "checker", "painted", "carpet")
 
 
 def random_colour(rng: np.random.Generator, low: int = 0, high: int = 256) -> BGR:
-    return tuple(int(c) for c in rng.integers(low, high, 3))  # type: ignore[return-value]
+    return as_bgr(rng.integers(low, high, 3))
+
+
+def _filled(height: int, width: int, base: BGR, dtype: type[np.generic]) -> np.ndarray:
+    """An image of one colour."""
+    image = np.empty((height, width, 3), dtype)
+    image[:] = base
+    return image
 
 
 def smooth_noise(rng: np.random.Generator, height: int, width: int, scale: float) -> np.ndarray:
@@ -26,8 +33,7 @@ def smooth_noise(rng: np.random.Generator, height: int, width: int, scale: float
 
 def _granite(rng: np.random.Generator, height: int, width: int, base: BGR) -> np.ndarray:
     """Speckles of a few mineral colours at several sizes: the counter that looks like pips."""
-    image = np.empty((height, width, 3), np.float32)
-    image[:] = base
+    image = _filled(height, width, base, np.float32)
     image *= 1 + 0.1 * smooth_noise(rng, height, width, 30)[..., None]
     minerals = [random_colour(rng) for _ in range(int(rng.integers(2, 5)))]
     density = rng.uniform(0.002, 0.02)
@@ -47,15 +53,13 @@ def _marble(rng: np.random.Generator, height: int, width: int, base: BGR) -> np.
     veins = (veins < rng.uniform(0.05, 0.2)).astype(np.float32)
     veins = cv2.GaussianBlur(veins, (0, 0), 1.0)[..., None]
     vein_colour = np.asarray(random_colour(rng, 0, 120) if np.mean(base) > 128 else random_colour(rng, 150), np.float32)
-    image = np.empty((height, width, 3), np.float32)
-    image[:] = base
+    image = _filled(height, width, base, np.float32)
     return image * (1 - veins) + vein_colour * veins
 
 
 def _paper(rng: np.random.Generator, height: int, width: int, base: BGR) -> np.ndarray:
     """A sheet with lines of small print and some handwriting-like strokes."""
-    image = np.empty((height, width, 3), np.uint8)
-    image[:] = base
+    image = _filled(height, width, base, np.uint8)
     ink = random_colour(rng, 0, 90)
     scale = rng.uniform(0.3, 1.2)
     step = int(30 * scale) + 8
@@ -71,8 +75,7 @@ def _paper(rng: np.random.Generator, height: int, width: int, base: BGR) -> np.n
 
 def _print(rng: np.random.Generator, height: int, width: int, base: BGR) -> np.ndarray:
     """Printed cloth: repeated dots, flowers, stripes or blobs in a few colours."""
-    image = np.empty((height, width, 3), np.uint8)
-    image[:] = base
+    image = _filled(height, width, base, np.uint8)
     colours = [random_colour(rng) for _ in range(3)]
     kind = rng.integers(4)
     period = int(rng.uniform(8, 60))
@@ -103,29 +106,26 @@ def _checker(rng: np.random.Generator, height: int, width: int, base: BGR) -> np
     other = np.asarray(random_colour(rng), np.float32)
     ys, xs = np.mgrid[0:height, 0:width]
     board = (((xs // period) + (ys // period)) % 2).astype(np.float32)[..., None]
-    image = np.empty((height, width, 3), np.float32)
-    image[:] = base
+    image = _filled(height, width, base, np.float32)
     return image * (1 - board) + other * board
 
 
 def _painted(rng: np.random.Generator, height: int, width: int, base: BGR) -> np.ndarray:
-    image = np.empty((height, width, 3), np.float32)
-    image[:] = base
+    image = _filled(height, width, base, np.float32)
     strokes = smooth_noise(rng, height, width, rng.uniform(3, 12))
     return image * (1 + rng.uniform(0.02, 0.12) * strokes[..., None])
 
 
 def _carpet(rng: np.random.Generator, height: int, width: int, base: BGR) -> np.ndarray:
-    fibres = rng.standard_normal((height, width)).astype(np.float32)
+    fibres: np.ndarray = rng.standard_normal((height, width)).astype(np.float32)
     fibres = cv2.GaussianBlur(fibres, (0, 0), rng.uniform(0.8, 2.0))
     angle = rng.uniform(0, 180)
-    kernel = np.zeros((9, 9), np.float32)
+    kernel: np.ndarray = np.zeros((9, 9), np.float32)
     cv2.line(kernel, (0, 4), (8, 4), 1.0, 1)
     kernel = cv2.warpAffine(kernel, cv2.getRotationMatrix2D((4, 4), angle, 1), (9, 9))
     fibres = cv2.filter2D(fibres, -1, kernel / max(kernel.sum(), 1e-3))
-    fibres /= max(float(fibres.std()), 1e-3)
-    image = np.empty((height, width, 3), np.float32)
-    image[:] = base
+    fibres = fibres / max(float(fibres.std()), 1e-3)
+    image = _filled(height, width, base, np.float32)
     return image * (1 + 0.35 * fibres[..., None])
 
 

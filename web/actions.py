@@ -57,11 +57,11 @@ def apply_action(game: Game, source: str, roller: Roller, action: str, payload: 
             dice = roller.roll(game.state.dice_left)
         elif source == "virtual":
             raise InputError('this game rolls virtual dice: send {} to throw')
-        game.throw(dice)  # type: ignore[arg-type]
+        game.throw(dice)
     elif action == "keep":
         game.keep(_required(_dice_field(payload), action))
     elif action == "bank":
-        game.bank(_dice_field(payload))  # type: ignore[arg-type]
+        game.bank(_dice_field(payload))
     elif action == "correct":
         game.correct(_required(_dice_field(payload), action))
     elif action == "piggyback":

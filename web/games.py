@@ -317,7 +317,7 @@ class GameBook:
         unknown = sorted(set(payload) - ACTIONS[action] - {"version"})
         if unknown:
             raise InputError(f"unknown field {unknown[0]!r} for {action}")
-        expected_version = check_version(expected_version)
+        expected = check_version(expected_version)
 
         # Caught up before the write lock, so a game that is not cached is not replayed while other
         # games wait on the database.

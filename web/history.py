@@ -60,7 +60,8 @@ def turn_rows(names: tuple[str, ...], turns: tuple[TurnRecord, ...]) -> list[dic
 def event_text(event: Event, names: tuple[str, ...]) -> str:
     """One event of the log in words; seats are named as the players are called now."""
     data = event.to_dict()
-    faces = "-".join(str(f) for f in data.get("faces", data.get("dice", ())))  # type: ignore[union-attr]
+    listed = data.get("faces", data.get("dice", ()))
+    faces = "-".join(str(f) for f in listed) if isinstance(listed, (list, tuple)) else ""
     seat = data.get("player")
     who = names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else f"seat {seat}"
     texts = {

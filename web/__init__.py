@@ -54,8 +54,5 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)
     app.register_blueprint(history.bp)
-    app.register_blueprint(camera.bp)  # the live camera; its loop starts when CAMERA_SOURCE is set
-
-    from web.computer import start_computers
-    start_computers(app)  # stops by itself when the broker closes
+    app.register_blueprint(camera.bp)  # the camera's pages; its loop is a worker (web.workers)
     return app

@@ -94,7 +94,7 @@ def wait_for(condition, timeout: float = 10.0) -> bool:
 
 
 @pytest.fixture
-def scripted(tmp_path: Path) -> Iterator[tuple[Flask, ScriptedSource, list[list[DieReading]]]]:
+def scripted(tmp_path: Path, workers) -> Iterator[tuple[Flask, ScriptedSource, list[list[DieReading]]]]:
     script: list[list[DieReading]] = [[]]
     source = ScriptedSource()
     app = create_app({
@@ -102,9 +102,7 @@ def scripted(tmp_path: Path) -> Iterator[tuple[Flask, ScriptedSource, list[list[
         "CAMERA_SOURCE": lambda: source, "CAMERA_READER": ScriptedReader(script),
         "CAMERA_SETTLE": SettleConfig(read_interval=0.0),
     })
-    yield app, source, script
-    app.extensions["dicekeeper.live"].close()
-    app.extensions["dicekeeper.camera"].stop()
+    yield workers(app), source, script
 
 
 def new_game(client, **create: Any) -> tuple[int, dict[str, str]]:
@@ -293,15 +291,15 @@ class DemoCamera:
             self.open = False
 
 
-def test_the_camera_vanishes_mid_game_the_dashboard_says_so_and_the_game_goes_on(tmp_path: Path) -> None:
+def test_the_camera_vanishes_mid_game_the_dashboard_says_so_and_the_game_goes_on(tmp_path: Path, workers) -> None:
     table = DemoTable(seed=3, width=640, height=360, fps=30, autoplay=False)
     camera = DemoCamera(table)
-    app = create_app({
+    app = workers(create_app({
         "TESTING": True, "DATABASE": str(tmp_path / "vanish.sqlite3"), "DICE_SOURCE": "camera",
         "CAMERA_SOURCE": lambda: CameraSource("/dev/video9", opener=camera,
                                               backoff=Backoff(first=0.05, longest=0.2)).start(),
         "CAMERA_READER": DiceReader(mode="pips"),
-    })
+    }))
     loop: CameraLoop = app.extensions["dicekeeper.camera"]
     client = app.test_client()
     try:
@@ -347,15 +345,15 @@ def film(table: DemoTable, until_throws: int, after: int) -> list[np.ndarray]:
     return frames
 
 
-def test_a_video_that_ends_is_reported_and_a_new_recording_resumes_the_game(tmp_path: Path) -> None:
+def test_a_video_that_ends_is_reported_and_a_new_recording_resumes_the_game(tmp_path: Path, workers) -> None:
     table = DemoTable(seed=6, width=640, height=360, fps=15, autoplay=False)
     video = tmp_path / "table.avi"
     table.ask(6, key=1)
     write_video(video, film(table, 1, after=20), 15)
-    app = create_app({
+    app = workers(create_app({
         "TESTING": True, "DATABASE": str(tmp_path / "video.sqlite3"), "DICE_SOURCE": "camera",
         "CAMERA_SOURCE": str(video), "CAMERA_READER": DiceReader(mode="pips"), "CAMERA_RETRY_AFTER": 0.2,
-    })
+    }))
     loop: CameraLoop = app.extensions["dicekeeper.camera"]
     client = app.test_client()
     try:

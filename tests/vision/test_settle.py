@@ -138,6 +138,17 @@ def test_a_die_the_reader_loses_now_and_then_is_still_one_die_and_settles_on_tim
     assert throw.t - throw.rest_t <= config.settle_time + 1.5 / FPS
 
 
+def test_a_box_that_hops_now_and_then_does_not_hold_the_rest_back() -> None:
+    config = SettleConfig()
+    feed = Feed(config)
+    feed.frames(10, MOVING)
+    hopped = SIX[:5] + [die(6, SIX[5].box.cx + 12, SIX[5].box.cy + 16)]  # a third of a die away
+    for k in range(40):
+        feed.frames(1, STILL, hopped if k % 3 == 1 else SIX)
+    assert len(feed.throws) == 1
+    assert feed.throws[0].t - feed.throws[0].rest_t <= config.settle_time + 1.5 / FPS
+
+
 def test_a_one_frame_ghost_is_not_a_die() -> None:
     feed = Feed()
     feed.frames(10, MOVING)

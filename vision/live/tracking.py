@@ -9,6 +9,7 @@ most often (weighted by confidence) while it lay still.
 from __future__ import annotations
 
 import math
+import statistics
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -20,7 +21,11 @@ from vision.types import DieBox, DieReading
 class TrackConfig:
     match_distance: float = 0.6  # die sizes: a detection further than this from a track is another die
     size_ratio: float = 1.6  # a detection this much larger or smaller than the track is another die
-    still_tolerance: float = 0.2  # die sizes: a track whose centre moves more than this has moved
+    # Die sizes: a track whose centre (the median of its last `recent` reads) moved more than this
+    # from where it lay has moved. The median ignores a box that jumps for one read (a reader that
+    # centres a box on the pips it found moves it by a quarter die when it misses one).
+    still_tolerance: float = 0.25
+    recent: int = 3
     max_misses: int = 2  # reads in a row a track may be missed before it is dropped
     split_share: float = 0.7  # a winning value below this share of the votes leaves the die doubtful
 
@@ -38,6 +43,7 @@ class Track:
     misses: int = 0  # reads in a row that missed it
     weights: Counter[int] = field(default_factory=Counter)  # value -> summed confidence
     counts: Counter[int] = field(default_factory=Counter)  # value -> reads
+    centres: list[tuple[float, float]] = field(default_factory=list)  # the last few reads' centres
 
     def vote(self) -> tuple[int, float]:
         """The winning value and its share of the weighted votes."""
@@ -48,10 +54,12 @@ class Track:
         value, weight = max(self.weights.items(), key=lambda item: (item[1], self.counts[item[0]]))
         return value, weight / total
 
-    def observe(self, reading: DieReading, t: float, read: int, still_tolerance: float) -> None:
-        moved = math.hypot(reading.box.cx - self.anchor[0], reading.box.cy - self.anchor[1])
-        if moved > still_tolerance * max(1.0, reading.box.size):
-            self.anchor = (reading.box.cx, reading.box.cy)
+    def observe(self, reading: DieReading, t: float, read: int, config: TrackConfig) -> None:
+        self.centres = [*self.centres, (reading.box.cx, reading.box.cy)][-config.recent:]
+        cx = statistics.median(c[0] for c in self.centres)
+        cy = statistics.median(c[1] for c in self.centres)
+        if math.hypot(cx - self.anchor[0], cy - self.anchor[1]) > config.still_tolerance * max(1.0, reading.box.size):
+            self.anchor = (cx, cy)
             self.still_since = t
             self.first_read = read
             self.hits = 0
@@ -94,7 +102,7 @@ class DieTracker:
         matched = self._associate(readings)
         config = self.config
         for track_index, reading_index in matched.items():
-            self.tracks[track_index].observe(readings[reading_index], t, self.reads, config.still_tolerance)
+            self.tracks[track_index].observe(readings[reading_index], t, self.reads, config)
         taken = set(matched.values())
         for index, track in enumerate(self.tracks):
             if index not in matched:
@@ -105,7 +113,7 @@ class DieTracker:
                 self._next_id += 1
                 born = t if quiet_since is None else min(t, quiet_since)
                 track = Track(self._next_id, reading.box, (reading.box.cx, reading.box.cy), born, self.reads)
-                track.observe(reading, t, self.reads, config.still_tolerance)
+                track.observe(reading, t, self.reads, config)
                 self.tracks.append(track)
 
     def _associate(self, readings: Sequence[DieReading]) -> dict[int, int]:

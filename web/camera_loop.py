@@ -69,6 +69,10 @@ class _Rate:
         return (len(self.times) - 1) / max(1e-6, self.times[-1] - self.times[0]) if len(self.times) > 1 else 0.0
 
 
+class BadFrame(ValueError):
+    """A frame that is not a colour picture (a camera that delivered garbage): skipped, never read."""
+
+
 def source_factory(spec: str, seed: int = 1) -> SourceFactory:
     """Opens `spec` (see `vision.live.sources.open_source`) in real time. A video file that has ended is
     opened again only once it changes on disk, so the same recording is never counted twice."""
@@ -218,6 +222,8 @@ class CameraLoop:
             self._source_state = state
 
     def _process(self, image: np.ndarray, t: float, index: int) -> None:
+        if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 or image.size == 0:
+            raise BadFrame(f"frame {index} could not be read as a colour picture; skipped")
         started = time.perf_counter()
         seen = self.watcher.feed(image, t, index)
         spent = time.perf_counter() - started

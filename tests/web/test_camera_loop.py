@@ -78,6 +78,10 @@ class ScriptedSource(BaseSource):
         self._index += 1
         return frame
 
+    def push(self, image: np.ndarray) -> None:
+        with self._lock:
+            self._frames.append(image)
+
     @property
     def drained(self) -> bool:
         with self._lock:
@@ -221,6 +225,28 @@ def test_a_frame_that_breaks_the_reader_is_reported_and_the_loop_goes_on(scripte
     assert wait_for(lambda: len(events(client, game_id)) == 1)
 
 
+def test_a_frame_that_failed_to_read_is_skipped_and_never_touches_the_game(scripted) -> None:
+    app, source, script = scripted
+    client = app.test_client()
+    game_id, _ = new_game(client)
+    show(source, script, SIX)
+    assert wait_for(lambda: len(events(client, game_id)) == 1)
+    state = client.get(f"/api/games/{game_id}").get_json()
+    for broken in (np.zeros((120, 160), np.uint8), np.zeros((0, 0, 3), np.uint8)):
+        source.push(broken)
+    loop: CameraLoop = app.extensions["dicekeeper.camera"]
+    assert wait_for(lambda: "could not be read" in loop.state().error)
+    calm = np.full((120, 160, 3), 90, np.uint8)  # the picture after the bad frames is judged as before
+    calm[0, 0, 0] = len(script) - 1
+    calm[40:80, 10 + 10 * ((len(script) - 1) % 10):40 + 10 * ((len(script) - 1) % 10)] = 200
+    for _ in range(20):
+        source.push(calm)
+    assert wait_for(lambda: source.drained)
+    time.sleep(0.1)
+    assert client.get(f"/api/games/{game_id}").get_json() == state
+    assert loop.running
+
+
 def test_the_annotated_picture_as_jpeg_and_mjpeg(scripted) -> None:
     app, source, script = scripted
     client = app.test_client()
@@ -263,6 +289,8 @@ class DemoCamera:
         self.table = table
         self.plugged = threading.Event()
         self.plugged.set()
+        self.flowing = threading.Event()  # cleared: reads block, as a hung camera driver's do
+        self.flowing.set()
 
     def __call__(self, device: object) -> "DemoCamera.Capture":
         return DemoCamera.Capture(self)
@@ -284,6 +312,7 @@ class DemoCamera:
         def read(self) -> tuple[bool, np.ndarray | None]:
             if not self.open or not self.camera.plugged.is_set():
                 return False, None
+            self.camera.flowing.wait()
             time.sleep(1 / self.camera.table.fps)
             return True, self.camera.table.step().image
 
@@ -328,6 +357,34 @@ def test_the_camera_vanishes_mid_game_the_dashboard_says_so_and_the_game_goes_on
     finally:
         app.extensions["dicekeeper.live"].close()
         loop.stop()
+
+
+def test_a_camera_that_stops_sending_frames_is_reported_within_2_s_and_picked_up_again(tmp_path: Path, workers) -> None:
+    table = DemoTable(seed=3, width=640, height=360, fps=30, autoplay=False)
+    camera = DemoCamera(table)
+    app = workers(create_app({
+        "TESTING": True, "DATABASE": str(tmp_path / "stall.sqlite3"), "DICE_SOURCE": "camera",
+        "CAMERA_SOURCE": lambda: CameraSource("/dev/video9", opener=camera).start(),
+        "CAMERA_READER": DiceReader(mode="pips"),
+    }))
+    client = app.test_client()
+    game_id, _ = new_game(client)
+    table.ask(6, key="first")
+    assert wait_for(lambda: len(events(client, game_id)) == 1, timeout=20)
+    state = client.get(f"/api/games/{game_id}").get_json()
+
+    camera.flowing.clear()
+    stalled_at = time.monotonic()
+    assert wait_for(lambda: client.get("/camera/state").get_json()["source"]["status"] == "stalled", timeout=2.0)
+    assert time.monotonic() - stalled_at < 2.0
+    assert "no frame" in client.get("/camera/state").get_json()["source"]["message"]
+    time.sleep(1.0)
+    assert client.get(f"/api/games/{game_id}").get_json() == state
+
+    camera.flowing.set()
+    assert wait_for(lambda: client.get("/camera/state").get_json()["source"]["status"] == "live", timeout=2.0)
+    time.sleep(1.0)  # the same dice, still lying there: no second throw
+    assert client.get(f"/api/games/{game_id}").get_json() == state
 
 
 def write_video(path: Path, frames: list[np.ndarray], fps: float) -> None:

@@ -13,7 +13,7 @@ from typing import Literal, Protocol
 
 import numpy as np
 
-SourceStatus = Literal["starting", "live", "reconnecting", "ended", "failed", "closed"]
+SourceStatus = Literal["starting", "live", "stalled", "reconnecting", "ended", "failed", "closed"]
 
 
 class SourceError(Exception):

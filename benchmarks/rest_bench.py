@@ -15,9 +15,11 @@ import argparse
 import json
 import statistics
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 from benchmarks.rest_videos import VideoTruth, labelled_photos, make_video
 from vision.live.settle import DiceReaderLike, SettleConfig, SettledThrow, ThrowWatcher
@@ -88,8 +90,10 @@ def score(truth: VideoTruth, throws: Sequence[SettledThrow]) -> RestScore:
     return result
 
 
-def watch_video(path: str | Path, reader: DiceReaderLike, config: SettleConfig | None = None) -> list[SettledThrow]:
-    """Every throw the watcher reports on a video, reading as fast as it can (frame time, not wall time)."""
+def watch_video(path: str | Path, reader: DiceReaderLike, config: SettleConfig | None = None,
+                on_settled: Callable[[SettledThrow, np.ndarray], None] | None = None) -> list[SettledThrow]:
+    """Every throw the watcher reports on a video, reading as fast as it can (frame time, not wall
+    time). `on_settled` also gets the frame each throw settled in."""
     watcher = ThrowWatcher(reader, config or SettleConfig())
     found = []
     with VideoFileSource(path) as source:
@@ -100,6 +104,8 @@ def watch_video(path: str | Path, reader: DiceReaderLike, config: SettleConfig |
             seen = watcher.feed(frame.image, frame.t, frame.index)
             if seen.settled is not None:
                 found.append(seen.settled)
+                if on_settled is not None:
+                    on_settled(seen.settled, frame.image)
     return found
 
 

@@ -37,6 +37,10 @@ class VideoStyle:
     hand_share: float = 0.35  # share of the moves with a hand sweeping across
     noise: float = 3.0  # grey levels of sensor noise
     jpeg_quality: int = 70
+    # Per-channel gain (B, G, R) and gamma: a warm light or a colour cast, so the video shows a table
+    # the reader was never trained on.
+    tint: tuple[float, float, float] | None = None
+    gamma: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -143,7 +147,10 @@ class _Camera:
 
     def __call__(self, frame: np.ndarray) -> np.ndarray:
         gain = 1.0 + self.rng.normal(0, 0.008)
-        noisy = frame.astype(np.float32) * gain + self.rng.normal(0, self.style.noise, frame.shape).astype(np.float32)
+        light = frame.astype(np.float32)
+        if self.style.tint is not None or self.style.gamma != 1.0:
+            light = 255.0 * (light / 255.0) ** self.style.gamma * np.float32(self.style.tint or (1.0, 1.0, 1.0))
+        noisy = light * gain + self.rng.normal(0, self.style.noise, frame.shape).astype(np.float32)
         picture = np.clip(noisy, 0, 255).astype(np.uint8)
         ok, data = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, self.style.jpeg_quality])
         assert ok

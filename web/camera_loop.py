@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from vision.adapt.memory import crops_of
 from vision.live.settle import DiceReaderLike, SettleConfig, SettledThrow, ThrowWatcher
 from vision.live.sources import BaseSource, SourceError, SourceState, open_source
 from web import db as database
@@ -32,7 +33,6 @@ from web.throw_recorder import ThrowRecorder
 log = logging.getLogger(__name__)
 
 SourceFactory = Callable[[], BaseSource]
-CROP_MARGIN = 0.25  # die sizes of table kept around each saved die picture
 
 
 @dataclass(frozen=True)
@@ -89,17 +89,6 @@ def source_factory(spec: str, seed: int = 1) -> SourceFactory:
         return open_source(spec, realtime=True, seed=seed, autoplay=False)  # the game drives the demo
 
     return open_it
-
-
-def die_crops(image: np.ndarray, throw: SettledThrow) -> tuple[np.ndarray, ...]:
-    """The in-play dice's pictures, axis-aligned with a margin, as `throw.dice`."""
-    crops = []
-    for die in throw.dice:
-        x0, y0, x1, y1 = die.box.bounds()
-        pad = CROP_MARGIN * die.box.size
-        top, left = max(0, int(y0 - pad)), max(0, int(x0 - pad))
-        crops.append(image[top:int(y1 + pad) + 1, left:int(x1 + pad) + 1].copy())
-    return tuple(crops)
 
 
 class CameraLoop:
@@ -233,7 +222,7 @@ class CameraLoop:
             self._fps = self._rate.tick(time.monotonic())
         self.frames.put(image, index, seen)
         if seen.settled is not None:
-            self.recorder.on_settled(self._conn, seen.settled, die_crops(image, seen.settled))
+            self.recorder.on_settled(self._conn, seen.settled, crops_of(image, seen.settled.dice))
 
     def _drive_demo(self, source: BaseSource) -> None:
         self.demo.drive(source, self._conn)

@@ -42,7 +42,7 @@ class Proposal:
     reason: str
     t: float
     doubtful: tuple[int, ...] = ()  # indexes in `faces` of the dice whose reading stayed split
-    crops: tuple[np.ndarray, ...] = field(default=(), compare=False, repr=False)  # as `faces`
+    crops: np.ndarray | None = field(default=None, compare=False, repr=False)  # (N, 32, 32, 3), as `faces`
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -83,7 +83,7 @@ class ThrowRecorder:
         with self._lock:
             return game_id in self._pending
 
-    def on_settled(self, conn: Any, throw: SettledThrow, crops: tuple[np.ndarray, ...] = ()) -> None:
+    def on_settled(self, conn: Any, throw: SettledThrow, crops: np.ndarray | None = None) -> None:
         """Records `throw` in the camera game, or keeps it for the phone. `crops`: the in-play dice's
         pictures, as `throw.dice`."""
         game_id = self.camera_game(conn)

@@ -16,13 +16,20 @@ Lock policy, for every worker and its helpers:
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from flask import Flask
+
+from vision.adapt.learner import TableLearner
 
 from web import dice_sources
 from web.camera import EXTENSION as CAMERA
 from web.camera_loop import CameraLoop, source_factory
 from web.computer import EXTENSION as COMPUTERS
 from web.computer import ComputerPlayers, enabled
+from web.throw_recorder import Proposal, ThrowRecorder
+
+LEARNER = "dicekeeper.table"
 
 
 def start_camera(app: Flask) -> CameraLoop | None:
@@ -34,21 +41,34 @@ def start_camera(app: Flask) -> CameraLoop | None:
     from vision.live.settle import SettleConfig, default_reader
 
     opener = spec if callable(spec) else source_factory(str(spec), seed=int(app.config.get("CAMERA_SEED") or 1))
+    learner = TableLearner(table_memory_folder(app), app.config.get("CAMERA_READER") or default_reader())
+    book, broker = app.extensions["dicekeeper.games"], app.extensions["dicekeeper.live"]
+    recorder = ThrowRecorder(book, broker, on_confirmed=lambda proposal, faces: learn(learner, proposal, faces))
     loop = CameraLoop(
-        app.config["DATABASE"],
-        app.extensions["dicekeeper.games"],
-        app.extensions["dicekeeper.live"],
-        opener,
-        app.config.get("CAMERA_READER") or default_reader(),
+        app.config["DATABASE"], book, broker, opener, learner.reader,
         app.config.get("CAMERA_SETTLE") or SettleConfig(read_interval=0.1, read_share=0.5),
-        retry_after=float(app.config.get("CAMERA_RETRY_AFTER") or 2.0),
+        retry_after=float(app.config.get("CAMERA_RETRY_AFTER") or 2.0), recorder=recorder,
     )
+    app.extensions[LEARNER] = learner
     loop.on_stop = lambda: dice_sources.watch_camera(id(loop), False)
     app.extensions[CAMERA] = loop
     if not app.config.get("CAMERA_FRAME_URL"):
         app.config["CAMERA_FRAME_URL"] = "/camera/stream.mjpg"
     dice_sources.watch_camera(id(loop), True)
     return loop.start()
+
+
+def table_memory_folder(app: Flask) -> Path:
+    """Where the confirmed throws of the camera's table are kept: `TABLE_MEMORY`, or next to the database."""
+    return Path(app.config.get("TABLE_MEMORY") or Path(app.config["DATABASE"]).parent / "table-memory")
+
+
+def learn(learner: TableLearner, proposal: Proposal, faces: list[int]) -> None:
+    """A throw the player confirmed or corrected: its dice, if the count still matches the crops."""
+    crops = proposal.crops
+    if crops is None or len(crops) != len(faces) or len(faces) == 0:
+        return  # dice added or removed on the phone: which crop is which face is unknown
+    learner.learn(crops, faces, proposal.faces, proposal.confidences)
 
 
 def start_computers(app: Flask) -> ComputerPlayers | None:

@@ -20,6 +20,7 @@ from vision.live.settle import SettleConfig
 from vision.live.sources import Backoff, BaseSource, CameraSource, Frame
 from vision.types import DieBox, DieReading
 from web import create_app
+from vision.adapt.memory import TableMemory
 from web.camera_loop import CameraLoop
 
 FPS = 30.0
@@ -187,6 +188,27 @@ def test_a_doubtful_die_is_proposed_and_can_be_dismissed(scripted) -> None:
     assert client.post(f"/camera/games/{game_id}/dismiss", headers=auth,
                        json={"proposal": pending["id"]}).status_code == 409
     assert events(client, game_id) == []
+
+
+def test_a_corrected_throw_is_kept_with_its_crops_and_the_reader_learns_it(scripted, tmp_path: Path) -> None:
+    app, source, script = scripted
+    client = app.test_client()
+    game_id, auth = new_game(client)
+    show(source, script, SIX[:5] + [die(6, 330, confidence=0.3)])
+    loop: CameraLoop = app.extensions["dicekeeper.camera"]
+    assert wait_for(lambda: loop.state().last_throw is not None)
+    pending = client.get(f"/camera/games/{game_id}/pending", headers=auth).get_json()["pending"]
+    corrected = [1, 5, 2, 3, 4, 5]  # the player says the unsure 6 is a 5
+    answer = client.post(f"/camera/games/{game_id}/confirm", headers=auth,
+                         json={"proposal": pending["id"], "dice": corrected})
+    assert answer.status_code == 200
+    memory = TableMemory(tmp_path / "table-memory")
+    examples = memory.examples()
+    assert len(memory) == 1 and [e.face for e in examples] == corrected
+    assert [e.read for e in examples] == [1, 5, 2, 3, 4, 6] and examples[0].crop.shape == (32, 32, 3)
+    learner = app.extensions["dicekeeper.table"]
+    assert learner.reader is loop.watcher.reader and learner.reader.head.size == 6
+    assert (tmp_path / "table-memory" / "adaptation.npz").is_file()
 
 
 def test_a_throw_while_the_game_waits_for_a_keep_is_not_recorded(scripted) -> None:

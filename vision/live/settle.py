@@ -202,8 +202,8 @@ class SettleDetector:
             return True
         if spell is None:  # the first still frame after motion
             return t - self._last_read_t >= self.config.read_interval
-        if not spell.judged and self._last_read_t < spell.start_t + self.config.settle_time <= t:
-            return True  # the dice may be settled now: look at once rather than at the next interval
+        if not spell.judged and spell.reads < self.config.min_reads and spell.start_t + self.config.settle_time <= t:
+            return True  # too few readings for the dice to settle: look at once rather than at the next interval
         interval = self.config.read_interval if not spell.judged else max(self.config.read_interval, 0.5)
         return t - self._last_read_t >= interval
 
@@ -221,18 +221,25 @@ class SettleDetector:
             self._spell = _Spell(previous[0], previous[1])
             self._status = SettleStatus("steadying", previous[0], motion=motion)
         spell = self._spell
-        if readings is None or spell.judged:
+        if spell.judged:
             if readings is not None:
                 self._last_read_t = t
             self._status = replace(self._status, motion=motion)
             return None
-        self._last_read_t = t
-        self.tracker.update(readings, t, quiet_since=spell.start_t)
-        spell.reads += 1
+        if readings is not None:
+            self._last_read_t = t
+            self.tracker.update(readings, t, quiet_since=spell.start_t)
+            spell.reads += 1
         still_since = max(spell.start_t, self.tracker.still_since())
         waited = t - spell.start_t
+        # An unread frame can settle the throw too: the picture has stayed still since the last
+        # reading, so the dice lie where they were read and waiting for another reading only adds
+        # its time to the latency.
         if spell.reads >= self.config.min_reads and t - still_since >= self.config.settle_time - 1e-9:
             return self._judge(spell, t, index, drifting=False)
+        if readings is None:
+            self._status = replace(self._status, motion=motion)
+            return None
         if spell.reads >= 2 and waited >= self.config.max_wait:
             return self._judge(spell, t, index, drifting=True)
         self._status = SettleStatus("steadying", spell.start_t, motion=motion)

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from vision.adapt.memory import crops_of
+from vision.live.frames import RateMeter
 from vision.live.settle import DiceReaderLike, SettleConfig, SettledThrow, ThrowWatcher
 from vision.live.sources import BaseSource, SourceError, SourceState, open_source
 from web import db as database
@@ -56,17 +57,6 @@ class LoopState:
             "set_aside": list(self.set_aside), "fps": round(self.fps, 1), "read_ms": round(self.read_ms, 1),
             "game": self.game, "recorded": self.recorded, "last_throw": self.last_throw, "error": self.error,
         }
-
-
-class _Rate:
-    def __init__(self) -> None:
-        self.times: list[float] = []
-
-    def tick(self, now: float) -> float:
-        self.times.append(now)
-        while self.times and self.times[0] < now - 2.0:
-            self.times.pop(0)
-        return (len(self.times) - 1) / max(1e-6, self.times[-1] - self.times[0]) if len(self.times) > 1 else 0.0
 
 
 class BadFrame(ValueError):
@@ -124,7 +114,7 @@ class CameraLoop:
         self._source: BaseSource | None = None
         self._source_state = SourceState("camera", "starting", "starting")
         self._error = ""
-        self._rate = _Rate()
+        self._rate = RateMeter()
         self._fps = 0.0
         self._read_ms = 0.0
         self._conn: Any = None

@@ -33,7 +33,7 @@ from vision.live.frames import (  # noqa: F401  (re-exported: the sources' vocab
     SourceError,
     SourceState,
     SourceStatus,
-    _RateMeter,
+    RateMeter,
 )
 
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"})

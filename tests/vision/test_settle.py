@@ -123,6 +123,20 @@ def test_a_face_that_flickers_does_not_hold_the_throw_back_and_is_marked_doubtfu
     assert throw.to_dict()["doubtful_dice"] == [5]
 
 
+def test_a_face_the_reader_cannot_decide_on_never_makes_a_bump_a_second_throw() -> None:
+    feed = Feed()
+    undecided = [SIX, SIX[:5] + [die(5, 700, 300)]]  # the 6 is read as a 5 every other frame
+    feed.frames(10, MOVING)
+    for k in range(40):
+        feed.frames(1, STILL, undecided[k % 2])
+    assert len(feed.throws) == 1 and feed.throws[0].doubtful_dice == (5,)
+    for start in (1, 0, 1):  # the table is bumped, the light jumps: each rest is judged afresh
+        feed.frames(2, MOVING)
+        for k in range(40):
+            feed.frames(1, STILL, undecided[(k + start) % 2])
+    assert len(feed.throws) == 1
+
+
 def test_a_die_the_reader_loses_now_and_then_is_still_one_die_and_settles_on_time() -> None:
     config = SettleConfig()
     feed = Feed(config)

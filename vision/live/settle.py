@@ -184,6 +184,7 @@ class SettleDetector:
     def __init__(self, config: SettleConfig | None = None) -> None:
         self.config = config or SettleConfig()
         self.rest_scene: tuple[DieReading, ...] = ()  # the dice of the previous resting scene
+        self._rest_unsure: frozenset[int] = frozenset()  # indexes in rest_scene whose vote was split
         self.tracker = DieTracker(self.config.tracking)
         self._spell: _Spell | None = None
         self._last: tuple[float, int] | None = None  # previous frame's (t, index)
@@ -249,8 +250,9 @@ class SettleDetector:
         spell.judged = True
         voted = self.tracker.dice()
         scene = tuple(v.reading for v in voted)
-        in_play, set_aside = self.split(scene)
-        self.rest_scene = scene
+        unsure = frozenset(i for i, v in enumerate(voted) if v.doubtful)
+        in_play, set_aside = self.split(scene, unsure)
+        self.rest_scene, self._rest_unsure = scene, unsure
         self._status = SettleStatus("settled", t, in_play, set_aside, self._status.motion)
         if not in_play:
             return None
@@ -261,9 +263,27 @@ class SettleDetector:
                             doubtful=drifting or bool(split), doubtful_dice=split,
                             shares=tuple(round(v.share, 3) for v in votes))
 
-    def split(self, scene: Sequence[DieReading]) -> tuple[tuple[DieReading, ...], tuple[DieReading, ...]]:
-        """(in play, set aside): dice that moved since the previous rest, and those that did not."""
+    def split(self, scene: Sequence[DieReading], unsure: frozenset[int] = frozenset(),
+              ) -> tuple[tuple[DieReading, ...], tuple[DieReading, ...]]:
+        """(in play, set aside): dice that moved since the previous rest, and those that did not.
+
+        A die counts as unmoved when the previous rest had a die of the same value at its place, or
+        a die of any value there while either vote was split (`unsure` indexes `scene`): a face the
+        reader cannot decide on must not turn a bump of the table into a second throw.
+        """
         matches = match_dice(scene, self.rest_scene, self.config.same_place)
+        taken = {m for m in matches if m is not None}
+        size = float(np.median([r.box.size for r in (*scene, *self.rest_scene)])) if scene else 0.0
+        for i, reading in enumerate(scene):
+            if matches[i] is not None:
+                continue
+            for j, before in enumerate(self.rest_scene):
+                if j in taken or (i not in unsure and j not in self._rest_unsure):
+                    continue
+                if math.hypot(reading.box.cx - before.box.cx, reading.box.cy - before.box.cy) <= self.config.same_place * size:
+                    matches[i] = j
+                    taken.add(j)
+                    break
         in_play, set_aside = [], []
         for reading, match in zip(scene, matches):
             unmoved = match is not None or not self._in_rolling_area(reading)

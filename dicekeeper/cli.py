@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "dicekeeper.commands.strategy",
     "dicekeeper.commands.watch",
     "dicekeeper.commands.camera_bench",
+    "dicekeeper.commands.adapt",
 )
 
 

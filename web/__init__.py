@@ -61,8 +61,5 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(pages.bp)
     app.register_blueprint(history.bp)
     app.register_blueprint(rules_page.bp)
-    app.register_blueprint(camera.bp)  # the live camera; its loop starts when CAMERA_SOURCE is set
-
-    from web.computer import start_computers
-    start_computers(app)  # stops by itself when the broker closes
+    app.register_blueprint(camera.bp)  # the camera's pages; its loop is a worker (web.workers)
     return app

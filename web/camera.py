@@ -1,8 +1,8 @@
 """The camera's pages under /camera: the annotated picture (MJPEG or single JPEG), the camera's state
 as JSON, and the phone's confirm / dismiss of a throw the camera was unsure about.
 
-The loop starts with the app when `CAMERA_SOURCE` is set: "demo", a camera number, a device path,
-a video file or folder, or (tests) a callable returning an opened `vision.live.sources` source.
+The loop itself is a worker that `serve` starts (`web.workers.start_camera`); without it the pages
+say that no camera runs.
 """
 
 from __future__ import annotations
@@ -11,58 +11,19 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from flask import Blueprint, Flask, Response, current_app, jsonify, request
-from flask.blueprints import BlueprintSetupState
-from flask.sansio.app import App
+from flask import Blueprint, Response, current_app, jsonify, request
 
 from scorekeeper import DiceError, IllegalAction, RulesError
 from web import db as database
-from web import dice_sources
 from web.access import allowed, token_from
-from web.camera_loop import CameraLoop, ProposalGone, source_factory
+from web.camera_loop import CameraLoop
+from web.throw_recorder import ProposalGone
 from web.games import GameBook, GameNotFound, InputError, StaleVersion, check_version
 from web.inputs import load_json
 
 bp = Blueprint("camera", __name__, url_prefix="/camera")
-EXTENSION = "dicekeeper.camera"
+EXTENSION = "dicekeeper.camera"  # where web.workers keeps the running loop
 BOUNDARY = "frame"
-
-
-def start_loop(app: Flask | App) -> CameraLoop | None:
-    spec = app.config.get("CAMERA_SOURCE")
-    if not spec:
-        return None
-    from vision.live.settle import SettleConfig, default_reader
-
-    opener = spec if callable(spec) else source_factory(str(spec), seed=int(app.config.get("CAMERA_SEED") or 1))
-    loop = CameraLoop(
-        app.config["DATABASE"],
-        app.extensions["dicekeeper.games"],
-        app.extensions["dicekeeper.live"],
-        opener,
-        app.config.get("CAMERA_READER") or default_reader(),
-        app.config.get("CAMERA_SETTLE") or SettleConfig(read_interval=0.1, read_share=0.5),
-        retry_after=float(app.config.get("CAMERA_RETRY_AFTER") or 2.0),
-    )
-    loop.on_stop = lambda: dice_sources.watch_camera(id(loop), False)
-    app.extensions[EXTENSION] = loop
-    if not app.config.get("CAMERA_FRAME_URL"):
-        app.config["CAMERA_FRAME_URL"] = "/camera/stream.mjpg"
-    dice_sources.watch_camera(id(loop), True)
-    loop.start()
-    return loop
-
-
-@bp.record_once
-def _on_register(state: BlueprintSetupState) -> None:
-    start_loop(state.app)
-
-
-def stop_loop(app: Flask) -> None:
-    """Stops the app's camera loop (it also stops by itself when the app's broker closes)."""
-    loop: CameraLoop | None = app.extensions.get(EXTENSION)
-    if loop is not None:
-        loop.stop()
 
 
 def camera_loop() -> CameraLoop | None:
@@ -139,7 +100,7 @@ def pending(game_id: int):
     if failure:
         return failure
     loop = camera_loop()
-    proposal = loop.pending(conn, game_id) if loop is not None else None
+    proposal = loop.recorder.pending(conn, game_id) if loop is not None else None
     return jsonify({"pending": proposal.to_dict() if proposal is not None else None})
 
 
@@ -164,7 +125,7 @@ def confirm(game_id: int):
     if body is None or not isinstance(body.get("proposal"), int) or not isinstance(body.get("dice"), list):
         return _error(400, 'send {"proposal": id, "dice": [faces]}')
     try:
-        state = loop.confirm(conn, game_id, body["proposal"], body["dice"], check_version(body.get("version")))
+        state = loop.recorder.confirm(conn, game_id, body["proposal"], body["dice"], check_version(body.get("version")))
     except ProposalGone as exc:
         return _error(409, str(exc))
     except StaleVersion as exc:
@@ -186,7 +147,7 @@ def dismiss(game_id: int):
     if loop is None or body is None or not isinstance(body.get("proposal"), int):
         return _error(400, 'send {"proposal": id}')
     try:
-        loop.dismiss(game_id, body["proposal"])
+        loop.recorder.dismiss(game_id, body["proposal"])
     except ProposalGone as exc:
         return _error(409, str(exc))
     return jsonify({"pending": None})

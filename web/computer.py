@@ -160,20 +160,3 @@ def enabled(app: Flask) -> bool:
     """COMPUTER_PLAYERS true or false decides; unset, they play except in a TESTING app."""
     setting = app.config.get("COMPUTER_PLAYERS")
     return bool(setting) if setting is not None else not app.testing
-
-
-def start_computers(app: Flask) -> ComputerPlayers | None:
-    if not enabled(app):
-        return None
-    worker = ComputerPlayers(
-        app.config["DATABASE"], app.extensions["dicekeeper.games"], app.extensions["dicekeeper.live"],
-        pace=float(app.config.get("COMPUTER_PACE") or 0.0),
-    )
-    app.extensions[EXTENSION] = worker
-    return worker.start()
-
-
-def stop_computers(app: Flask, timeout: float = 5.0) -> None:
-    worker: ComputerPlayers | None = app.extensions.get(EXTENSION)
-    if worker is not None:
-        worker.stop(timeout)

@@ -191,12 +191,13 @@ def latency(throws: int) -> dict[str, Any]:
 
     from vision.live.settle import SettleConfig
     from web import create_app
-    from web.camera_loop import CameraLoop
+    from web.workers import start_camera, stop_workers
 
     with tempfile.TemporaryDirectory() as folder:
         app = create_app({"DATABASE": os.path.join(folder, "bench.sqlite3"), "DICE_SOURCE": "camera",
                           "CAMERA_SOURCE": "demo", "CAMERA_SEED": 3})
-        loop: CameraLoop = app.extensions["dicekeeper.camera"]
+        loop = start_camera(app)
+        assert loop is not None
         server = make_server("127.0.0.1", 0, app, threaded=True, request_handler=Quiet)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         port = server.server_port
@@ -204,7 +205,7 @@ def latency(throws: int) -> dict[str, Any]:
             return _play(port, loop, throws, SettleConfig(read_interval=0.1).settle_time)
         finally:
             app.extensions["dicekeeper.live"].close(wait=1.0)
-            loop.stop()
+            stop_workers(app)
             server.shutdown()
 
 
@@ -277,5 +278,5 @@ def _play(port: int, loop: Any, throws: int, settle_time: float) -> dict[str, An
     return {
         "throws": len(ms), "median_ms": statistics.median(ms), "p90_ms": ms[int(0.9 * (len(ms) - 1))],
         "min_ms": ms[0], "max_ms": ms[-1], "settle_ms": settle_time * 1000,
-        "loop_fps": loop.state().fps, "proposals": sum(1 for _, o in loop.settled if o.startswith("to confirm")),
+        "loop_fps": loop.state().fps, "proposals": sum(1 for _, o in loop.recorder.settled if o.startswith("to confirm")),
     }

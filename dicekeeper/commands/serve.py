@@ -7,6 +7,7 @@ import logging
 import signal
 import socket
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
     from web.db import DatabaseUnavailable, check_writable
     from web.dice_sources import choose_source
     from web.server import make_server
+    from web.workers import start_workers, stop_workers
 
     if not 0 <= args.port < 65536:
         raise CliError(f"--port must be from 0 (any free port) to 65535, not {args.port}")
@@ -85,18 +87,29 @@ def run(args: argparse.Namespace) -> int:
         print(line)
     print("Press Ctrl+C to stop.", flush=True)
     broker = app.extensions["dicekeeper.live"]
+    stopping = threading.Event()
 
     def stop(signum: int, frame: object) -> None:
-        broker.close()  # wakes every event stream, so that waitress's threads can finish
+        if stopping.is_set():
+            return  # a second Ctrl+C while stopping must not cut the clean stop short
+        stopping.set()
+        broker.close()  # wakes every event stream and worker, so that waitress's threads can finish
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     try:
+        start_workers(app)  # the camera loop and the computer players
         server.run()  # returns on Ctrl+C or SIGTERM: waitress catches the KeyboardInterrupt
+    except KeyboardInterrupt:
+        pass  # stopped before the server ran
     finally:
+        stopping.set()
         print("dicekeeper: stopping", file=sys.stderr, flush=True)
         broker.close(wait=2.0)  # ends open event streams
+        # Worker threads must end before the interpreter does: a thread still inside the reader's
+        # native code at exit aborts the process.
+        stop_workers(app)
         server.close()
     return 0
 

@@ -102,6 +102,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
                     }
                     if args.details:
                         record.update(set_aside=[d.value for d in throw.set_aside], doubtful=throw.doubtful,
+                                      doubtful_dice=list(throw.doubtful_dice),
                                       rest_frame=throw.rest_index, settled_frame=throw.index,
                                       settled_after=round(throw.t - throw.rest_t, 3))
                         if demo is not None:

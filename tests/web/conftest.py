@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +11,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from web import create_app
+from web.workers import start_workers, stop_workers
 
 pytest.register_assert_rewrite("web_helpers")
 from web_helpers import LiveServer, Table  # noqa: E402  (after the rewrite hook, for clear assertion messages)
@@ -46,3 +47,19 @@ def live_server(app: Flask) -> Iterator[LiveServer]:
     yield server
     server.stop()
     assert app.extensions["dicekeeper.live"].open_streams == 0, "an event stream outlived the server"
+
+
+@pytest.fixture
+def workers() -> Iterator[Callable[[Flask], Flask]]:
+    """Starts an app's background workers as `serve` does; stops them and its streams afterwards."""
+    started: list[Flask] = []
+
+    def start(app: Flask) -> Flask:
+        start_workers(app)
+        started.append(app)
+        return app
+
+    yield start
+    for app in started:
+        app.extensions["dicekeeper.live"].close()
+        stop_workers(app)

@@ -76,7 +76,7 @@ class Player:
 
 
 @pytest.fixture
-def demo_app(tmp_path: Path) -> Iterator[tuple[Flask, DemoTable]]:
+def demo_app(tmp_path: Path, workers) -> Iterator[tuple[Flask, DemoTable]]:
     table = DemoTable(seed=SEED, width=640, height=360, fps=15, autoplay=False, min_idle=1.0)
     source = DemoSource(table, hold_when_waiting=True)
     app = create_app({
@@ -84,9 +84,7 @@ def demo_app(tmp_path: Path) -> Iterator[tuple[Flask, DemoTable]]:
         "CAMERA_SOURCE": lambda: source, "CAMERA_READER": DiceReader(mode="pips"),
         "CAMERA_SETTLE": SettleConfig(read_interval=0.1),
     })
-    yield app, table
-    app.extensions["dicekeeper.live"].close()
-    app.extensions["dicekeeper.camera"].stop()
+    yield workers(app), table
 
 
 def test_a_whole_game_from_the_demo_table_records_exactly_the_faces_thrown(demo_app) -> None:
@@ -120,6 +118,6 @@ def test_a_whole_game_from_the_demo_table_records_exactly_the_faces_thrown(demo_
     assert sum(1 for t in table.throws if t.set_aside) >= 5  # kept dice lay on the table meanwhile
     # The camera alone recorded them: nobody had to confirm a doubtful reading.
     assert player.confirmed == []
-    outcomes = [outcome for _, outcome in loop.settled]
+    outcomes = [outcome for _, outcome in loop.recorder.settled]
     assert outcomes == ["recorded"] * len(recorded)
     assert loop.state().error == ""

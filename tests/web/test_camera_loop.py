@@ -20,6 +20,7 @@ from vision.live.settle import SettleConfig
 from vision.live.sources import Backoff, BaseSource, CameraSource, Frame
 from vision.types import DieBox, DieReading
 from web import create_app
+from vision.adapt.memory import TableMemory
 from web.camera_loop import CameraLoop
 
 FPS = 30.0
@@ -78,6 +79,10 @@ class ScriptedSource(BaseSource):
         self._index += 1
         return frame
 
+    def push(self, image: np.ndarray) -> None:
+        with self._lock:
+            self._frames.append(image)
+
     @property
     def drained(self) -> bool:
         with self._lock:
@@ -94,7 +99,7 @@ def wait_for(condition, timeout: float = 10.0) -> bool:
 
 
 @pytest.fixture
-def scripted(tmp_path: Path) -> Iterator[tuple[Flask, ScriptedSource, list[list[DieReading]]]]:
+def scripted(tmp_path: Path, workers) -> Iterator[tuple[Flask, ScriptedSource, list[list[DieReading]]]]:
     script: list[list[DieReading]] = [[]]
     source = ScriptedSource()
     app = create_app({
@@ -102,9 +107,7 @@ def scripted(tmp_path: Path) -> Iterator[tuple[Flask, ScriptedSource, list[list[
         "CAMERA_SOURCE": lambda: source, "CAMERA_READER": ScriptedReader(script),
         "CAMERA_SETTLE": SettleConfig(read_interval=0.0),
     })
-    yield app, source, script
-    app.extensions["dicekeeper.live"].close()
-    app.extensions["dicekeeper.camera"].stop()
+    yield workers(app), source, script
 
 
 def new_game(client, **create: Any) -> tuple[int, dict[str, str]]:
@@ -187,6 +190,27 @@ def test_a_doubtful_die_is_proposed_and_can_be_dismissed(scripted) -> None:
     assert events(client, game_id) == []
 
 
+def test_a_corrected_throw_is_kept_with_its_crops_and_the_reader_learns_it(scripted, tmp_path: Path) -> None:
+    app, source, script = scripted
+    client = app.test_client()
+    game_id, auth = new_game(client)
+    show(source, script, SIX[:5] + [die(6, 330, confidence=0.3)])
+    loop: CameraLoop = app.extensions["dicekeeper.camera"]
+    assert wait_for(lambda: loop.state().last_throw is not None)
+    pending = client.get(f"/camera/games/{game_id}/pending", headers=auth).get_json()["pending"]
+    corrected = [1, 5, 2, 3, 4, 5]  # the player says the unsure 6 is a 5
+    answer = client.post(f"/camera/games/{game_id}/confirm", headers=auth,
+                         json={"proposal": pending["id"], "dice": corrected})
+    assert answer.status_code == 200
+    memory = TableMemory(tmp_path / "table-memory")
+    examples = memory.examples()
+    assert len(memory) == 1 and [e.face for e in examples] == corrected
+    assert [e.read for e in examples] == [1, 5, 2, 3, 4, 6] and examples[0].crop.shape == (32, 32, 3)
+    learner = app.extensions["dicekeeper.table"]
+    assert learner.reader is loop.watcher.reader and learner.reader.head.size == 6
+    assert (tmp_path / "table-memory" / "adaptation.npz").is_file()
+
+
 def test_a_throw_while_the_game_waits_for_a_keep_is_not_recorded(scripted) -> None:
     app, source, script = scripted
     client = app.test_client()
@@ -221,6 +245,28 @@ def test_a_frame_that_breaks_the_reader_is_reported_and_the_loop_goes_on(scripte
     assert loop.running
     show(source, script, SIX)
     assert wait_for(lambda: len(events(client, game_id)) == 1)
+
+
+def test_a_frame_that_failed_to_read_is_skipped_and_never_touches_the_game(scripted) -> None:
+    app, source, script = scripted
+    client = app.test_client()
+    game_id, _ = new_game(client)
+    show(source, script, SIX)
+    assert wait_for(lambda: len(events(client, game_id)) == 1)
+    state = client.get(f"/api/games/{game_id}").get_json()
+    for broken in (np.zeros((120, 160), np.uint8), np.zeros((0, 0, 3), np.uint8)):
+        source.push(broken)
+    loop: CameraLoop = app.extensions["dicekeeper.camera"]
+    assert wait_for(lambda: "could not be read" in loop.state().error)
+    calm = np.full((120, 160, 3), 90, np.uint8)  # the picture after the bad frames is judged as before
+    calm[0, 0, 0] = len(script) - 1
+    calm[40:80, 10 + 10 * ((len(script) - 1) % 10):40 + 10 * ((len(script) - 1) % 10)] = 200
+    for _ in range(20):
+        source.push(calm)
+    assert wait_for(lambda: source.drained)
+    time.sleep(0.1)
+    assert client.get(f"/api/games/{game_id}").get_json() == state
+    assert loop.running
 
 
 def test_the_annotated_picture_as_jpeg_and_mjpeg(scripted) -> None:
@@ -265,6 +311,8 @@ class DemoCamera:
         self.table = table
         self.plugged = threading.Event()
         self.plugged.set()
+        self.flowing = threading.Event()  # cleared: reads block, as a hung camera driver's do
+        self.flowing.set()
 
     def __call__(self, device: object) -> DemoCamera.Capture:
         return DemoCamera.Capture(self)
@@ -286,6 +334,7 @@ class DemoCamera:
         def read(self) -> tuple[bool, np.ndarray | None]:
             if not self.open or not self.camera.plugged.is_set():
                 return False, None
+            self.camera.flowing.wait()
             time.sleep(1 / self.camera.table.fps)
             return True, self.camera.table.step().image
 
@@ -293,15 +342,15 @@ class DemoCamera:
             self.open = False
 
 
-def test_the_camera_vanishes_mid_game_the_dashboard_says_so_and_the_game_goes_on(tmp_path: Path) -> None:
+def test_the_camera_vanishes_mid_game_the_dashboard_says_so_and_the_game_goes_on(tmp_path: Path, workers) -> None:
     table = DemoTable(seed=3, width=640, height=360, fps=30, autoplay=False)
     camera = DemoCamera(table)
-    app = create_app({
+    app = workers(create_app({
         "TESTING": True, "DATABASE": str(tmp_path / "vanish.sqlite3"), "DICE_SOURCE": "camera",
         "CAMERA_SOURCE": lambda: CameraSource("/dev/video9", opener=camera,
                                               backoff=Backoff(first=0.05, longest=0.2)).start(),
         "CAMERA_READER": DiceReader(mode="pips"),
-    })
+    }))
     loop: CameraLoop = app.extensions["dicekeeper.camera"]
     client = app.test_client()
     try:
@@ -332,6 +381,34 @@ def test_the_camera_vanishes_mid_game_the_dashboard_says_so_and_the_game_goes_on
         loop.stop()
 
 
+def test_a_camera_that_stops_sending_frames_is_reported_within_2_s_and_picked_up_again(tmp_path: Path, workers) -> None:
+    table = DemoTable(seed=3, width=640, height=360, fps=30, autoplay=False)
+    camera = DemoCamera(table)
+    app = workers(create_app({
+        "TESTING": True, "DATABASE": str(tmp_path / "stall.sqlite3"), "DICE_SOURCE": "camera",
+        "CAMERA_SOURCE": lambda: CameraSource("/dev/video9", opener=camera).start(),
+        "CAMERA_READER": DiceReader(mode="pips"),
+    }))
+    client = app.test_client()
+    game_id, _ = new_game(client)
+    table.ask(6, key="first")
+    assert wait_for(lambda: len(events(client, game_id)) == 1, timeout=20)
+    state = client.get(f"/api/games/{game_id}").get_json()
+
+    camera.flowing.clear()
+    stalled_at = time.monotonic()
+    assert wait_for(lambda: client.get("/camera/state").get_json()["source"]["status"] == "stalled", timeout=2.0)
+    assert time.monotonic() - stalled_at < 2.0
+    assert "no frame" in client.get("/camera/state").get_json()["source"]["message"]
+    time.sleep(1.0)
+    assert client.get(f"/api/games/{game_id}").get_json() == state
+
+    camera.flowing.set()
+    assert wait_for(lambda: client.get("/camera/state").get_json()["source"]["status"] == "live", timeout=2.0)
+    time.sleep(1.0)  # the same dice, still lying there: no second throw
+    assert client.get(f"/api/games/{game_id}").get_json() == state
+
+
 def write_video(path: Path, frames: list[np.ndarray], fps: float) -> None:
     writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, frames[0].shape[1::-1])
     for frame in frames:
@@ -347,15 +424,15 @@ def film(table: DemoTable, until_throws: int, after: int) -> list[np.ndarray]:
     return frames
 
 
-def test_a_video_that_ends_is_reported_and_a_new_recording_resumes_the_game(tmp_path: Path) -> None:
+def test_a_video_that_ends_is_reported_and_a_new_recording_resumes_the_game(tmp_path: Path, workers) -> None:
     table = DemoTable(seed=6, width=640, height=360, fps=15, autoplay=False)
     video = tmp_path / "table.avi"
     table.ask(6, key=1)
     write_video(video, film(table, 1, after=20), 15)
-    app = create_app({
+    app = workers(create_app({
         "TESTING": True, "DATABASE": str(tmp_path / "video.sqlite3"), "DICE_SOURCE": "camera",
         "CAMERA_SOURCE": str(video), "CAMERA_READER": DiceReader(mode="pips"), "CAMERA_RETRY_AFTER": 0.2,
-    })
+    }))
     loop: CameraLoop = app.extensions["dicekeeper.camera"]
     client = app.test_client()
     try:

@@ -15,6 +15,7 @@ from flask import Flask
 from scorekeeper import Game, GameState, event_from_dict, preset
 from scorekeeper.players import Threshold
 from web import create_app
+from web.workers import start_workers
 from web.computer import EXTENSION, ComputerPlayers, enabled
 from web.db import connect
 from web.live import ALL_GAMES
@@ -24,8 +25,11 @@ SHORT = {"target": 2000}  # short games keep the tests quick
 
 
 def make_app(db_path: Path, **config: Any) -> Flask:
-    return create_app({"TESTING": True, "DATABASE": str(db_path), "DICE_SEED": 7, "DICE_SOURCE": "virtual",
-                       "COMPUTER_PLAYERS": True, "COMPUTER_PACE": 0, **config})
+    """An app whose workers run, as under `serve`."""
+    app = create_app({"TESTING": True, "DATABASE": str(db_path), "DICE_SEED": 7, "DICE_SOURCE": "virtual",
+                      "COMPUTER_PLAYERS": True, "COMPUTER_PACE": 0, **config})
+    start_workers(app)
+    return app
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from typing import Literal, Protocol
 
 import numpy as np
 
-SourceStatus = Literal["starting", "live", "reconnecting", "ended", "failed", "closed"]
+SourceStatus = Literal["starting", "live", "stalled", "reconnecting", "ended", "failed", "closed"]
 
 
 class SourceError(Exception):
@@ -80,7 +80,7 @@ class Capture(Protocol):
 Opener = Callable[[int | str], Capture]
 
 
-class _RateMeter:
+class RateMeter:
     """Frames per second over the last couple of seconds."""
 
     def __init__(self, window: float = 2.0) -> None:
@@ -106,7 +106,7 @@ class BaseSource:
         self.name = name
         self._state_lock = threading.Lock()
         self._state = SourceState(name, "starting")
-        self._rate = _RateMeter()
+        self._rate = RateMeter()
 
     @property
     def state(self) -> SourceState:

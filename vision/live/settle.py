@@ -1,31 +1,35 @@
 """Settle detection: a stream of frames in, exactly one `SettledThrow` per roll out.
 
 Per frame the detector gets the motion between this frame and the previous one and, on quiet
-frames, the dice readings. Dice have settled when the picture has been still and the reading has
-stayed the same for `settle_time` seconds of frame time (not wall time, so a recording or a
-faster-than-real-time test behaves like a live camera). Each quiet spell is judged once:
+frames, the dice readings. A quiet spell starts when the picture stops moving; its readings feed a
+`DieTracker` that follows each die by position and size, so a die the reader misses for a frame or
+two, or reads as another face now and then, stays the same die. The dice have settled when the
+picture has been quiet and every tracked die has lain still for `settle_time` seconds of frame time
+(not wall time, so a recording or a faster-than-real-time test behaves like a live camera) over at
+least `min_reads` readings. Each die's value is the vote of its readings; a die whose vote stays
+split is marked doubtful, so that a person confirms it. Each quiet spell is judged once:
 
 - the dice are compared with the previous resting scene; a die with the same value at the same
   place (within `same_place` die sizes) has not moved and counts as set aside;
 - the others are in play; when there are any, the spell yields one throw. Dice taken away or a
   table shaken without moving the dice give no in-play dice, hence no throw.
 
-A reading that never steadies (a die on its edge, a flickering pip) still settles after
-`max_wait` seconds on its most frequent reading, marked `doubtful` so that a person confirms it.
+Motion (dice rolling, a hand reaching in) ends the spell: nothing is reported while it lasts. Dice
+whose boxes keep drifting without moving the picture settle after `max_wait`, marked doubtful.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol
 
 import cv2
 import numpy as np
 
+from vision.live.tracking import DieTracker, TrackConfig, VotedDie
 from vision.types import DieReading
 
 SettlePhase = Literal["waiting", "moving", "steadying", "settled"]
@@ -33,8 +37,9 @@ SettlePhase = Literal["waiting", "moving", "steadying", "settled"]
 
 @dataclass(frozen=True)
 class SettleConfig:
-    settle_time: float = 0.3  # seconds of stillness and an unchanged reading
-    max_wait: float = 1.5  # still but the reading keeps changing: settle anyway, doubtful
+    settle_time: float = 0.3  # seconds the picture and every tracked die have been still
+    min_reads: int = 3  # readings of the rest before it is judged
+    max_wait: float = 1.5  # still picture but the boxes keep drifting: settle anyway, doubtful
     read_interval: float = 0.0  # seconds between readings of a still picture (0: every frame)
     # At most this share of wall-clock time goes to reading (None: no limit). A reading that takes
     # long (a hand in the picture costs the reader ten times a die) then delays the next one, so a
@@ -46,6 +51,7 @@ class SettleConfig:
     same_place: float = 0.3  # die sizes: a die that moved less than this (same value) lay still
     # Optional rolling area (x0, y0, x1, y1) in frame pixels: dice outside it count as set aside.
     rolling_area: tuple[float, float, float, float] | None = None
+    tracking: TrackConfig = field(default_factory=TrackConfig)
 
 
 class MotionMeter:
@@ -85,7 +91,9 @@ class SettledThrow:
     rest_index: int
     t: float  # time of the frame that settled it
     index: int
-    doubtful: bool = False  # the reading never steadied
+    doubtful: bool = False  # some die's vote stayed split, or the dice never lay still
+    doubtful_dice: tuple[int, ...] = ()  # indexes in `dice` of the dice whose vote stayed split
+    shares: tuple[float, ...] = ()  # each die's share of its votes, as `dice`
 
     @property
     def faces(self) -> tuple[int, ...]:
@@ -102,6 +110,7 @@ class SettledThrow:
             "confidence": round(self.confidence, 3),
             "set_aside": [d.value for d in self.set_aside],
             "doubtful": self.doubtful,
+            "doubtful_dice": list(self.doubtful_dice),
         }
 
 
@@ -155,18 +164,13 @@ def same_scene(a: Sequence[DieReading], b: Sequence[DieReading], same_place: flo
     return len(a) == len(b) and all(m is not None for m in match_dice(a, b, same_place))
 
 
-def _signature(readings: Sequence[DieReading]) -> tuple[int, ...]:
-    return tuple(sorted(r.value for r in readings))
-
-
 @dataclass
 class _Spell:
-    """One quiet spell: since when the picture is still and what was read during it."""
+    """One quiet spell: since when the picture is still and how often it was read."""
 
     start_t: float
     start_index: int
-    readings: list[tuple[float, tuple[DieReading, ...]]] = field(default_factory=list)
-    steady_since: float = 0.0  # since when the reading has been what it is now
+    reads: int = 0
     judged: bool = False
 
 
@@ -180,6 +184,8 @@ class SettleDetector:
     def __init__(self, config: SettleConfig | None = None) -> None:
         self.config = config or SettleConfig()
         self.rest_scene: tuple[DieReading, ...] = ()  # the dice of the previous resting scene
+        self._rest_unsure: frozenset[int] = frozenset()  # indexes in rest_scene whose vote was split
+        self.tracker = DieTracker(self.config.tracking)
         self._spell: _Spell | None = None
         self._last: tuple[float, int] | None = None  # previous frame's (t, index)
         self._last_read_t: float | None = None
@@ -197,8 +203,8 @@ class SettleDetector:
             return True
         if spell is None:  # the first still frame after motion
             return t - self._last_read_t >= self.config.read_interval
-        if not spell.judged and self._last_read_t < spell.steady_since + self.config.settle_time <= t:
-            return True  # the reading may be settled now: look at once rather than at the next interval
+        if not spell.judged and spell.reads < self.config.min_reads and spell.start_t + self.config.settle_time <= t:
+            return True  # too few readings for the dice to settle: look at once rather than at the next interval
         interval = self.config.read_interval if not spell.judged else max(self.config.read_interval, 0.5)
         return t - self._last_read_t >= interval
 
@@ -209,45 +215,75 @@ class SettleDetector:
             since = self._status.since if self._status.phase == "moving" else t
             self._status = SettleStatus("moving", since, motion=motion)
             self._spell = None  # the last read time stays: a hand that stops and goes is not read every stop
+            self.tracker.reset()
             return None
         if self._spell is None:
             # This frame equals the previous one: the dice were already at rest in that one.
-            self._spell = _Spell(previous[0], previous[1], steady_since=previous[0])
+            self._spell = _Spell(previous[0], previous[1])
             self._status = SettleStatus("steadying", previous[0], motion=motion)
         spell = self._spell
-        if readings is None:
-            self._status = SettleStatus(self._status.phase, self._status.since, self._status.in_play,
-                                        self._status.set_aside, motion)
-            return None
-        self._last_read_t = t
-        current = tuple(sorted(readings, key=lambda r: (r.box.cx, r.box.cy)))
         if spell.judged:
+            if readings is not None:
+                self._last_read_t = t
+            self._status = replace(self._status, motion=motion)
             return None
-        if spell.readings and not same_scene(current, spell.readings[-1][1], self.config.same_place):
-            spell.steady_since = t
-        spell.readings.append((t, current))
-        if len(spell.readings) >= 2 and t - spell.steady_since >= self.config.settle_time:
-            return self._judge(spell, current, t, index, doubtful=False)
-        if len(spell.readings) >= 2 and t - spell.start_t >= self.config.max_wait:
-            common = Counter(_signature(r) for _, r in spell.readings).most_common(1)[0][0]
-            chosen = next(r for _, r in reversed(spell.readings) if _signature(r) == common)
-            return self._judge(spell, chosen, t, index, doubtful=True)
+        if readings is not None:
+            self._last_read_t = t
+            self.tracker.update(readings, t, quiet_since=spell.start_t)
+            spell.reads += 1
+        still_since = max(spell.start_t, self.tracker.still_since())
+        waited = t - spell.start_t
+        # An unread frame can settle the throw too: the picture has stayed still since the last
+        # reading, so the dice lie where they were read and waiting for another reading only adds
+        # its time to the latency.
+        if spell.reads >= self.config.min_reads and t - still_since >= self.config.settle_time - 1e-9:
+            return self._judge(spell, t, index, drifting=False)
+        if readings is None:
+            self._status = replace(self._status, motion=motion)
+            return None
+        if spell.reads >= 2 and waited >= self.config.max_wait:
+            return self._judge(spell, t, index, drifting=True)
         self._status = SettleStatus("steadying", spell.start_t, motion=motion)
         return None
 
-    def _judge(self, spell: _Spell, scene: tuple[DieReading, ...], t: float, index: int,
-               doubtful: bool) -> SettledThrow | None:
+    def _judge(self, spell: _Spell, t: float, index: int, drifting: bool) -> SettledThrow | None:
         spell.judged = True
-        in_play, set_aside = self.split(scene)
-        self.rest_scene = scene
+        voted = self.tracker.dice()
+        scene = tuple(v.reading for v in voted)
+        unsure = frozenset(i for i, v in enumerate(voted) if v.doubtful)
+        in_play, set_aside = self.split(scene, unsure)
+        self.rest_scene, self._rest_unsure = scene, unsure
         self._status = SettleStatus("settled", t, in_play, set_aside, self._status.motion)
         if not in_play:
             return None
-        return SettledThrow(in_play, set_aside, spell.start_t, spell.start_index, t, index, doubtful)
+        by_box = {id(v.reading): v for v in voted}
+        votes: list[VotedDie] = [by_box[id(d)] for d in in_play]
+        split = tuple(i for i, v in enumerate(votes) if v.doubtful)
+        return SettledThrow(in_play, set_aside, spell.start_t, spell.start_index, t, index,
+                            doubtful=drifting or bool(split), doubtful_dice=split,
+                            shares=tuple(round(v.share, 3) for v in votes))
 
-    def split(self, scene: Sequence[DieReading]) -> tuple[tuple[DieReading, ...], tuple[DieReading, ...]]:
-        """(in play, set aside): dice that moved since the previous rest, and those that did not."""
+    def split(self, scene: Sequence[DieReading], unsure: frozenset[int] = frozenset(),
+              ) -> tuple[tuple[DieReading, ...], tuple[DieReading, ...]]:
+        """(in play, set aside): dice that moved since the previous rest, and those that did not.
+
+        A die counts as unmoved when the previous rest had a die of the same value at its place, or
+        a die of any value there while either vote was split (`unsure` indexes `scene`): a face the
+        reader cannot decide on must not turn a bump of the table into a second throw.
+        """
         matches = match_dice(scene, self.rest_scene, self.config.same_place)
+        taken = {m for m in matches if m is not None}
+        size = float(np.median([r.box.size for r in (*scene, *self.rest_scene)])) if scene else 0.0
+        for i, reading in enumerate(scene):
+            if matches[i] is not None:
+                continue
+            for j, before in enumerate(self.rest_scene):
+                if j in taken or (i not in unsure and j not in self._rest_unsure):
+                    continue
+                if math.hypot(reading.box.cx - before.box.cx, reading.box.cy - before.box.cy) <= self.config.same_place * size:
+                    matches[i] = j
+                    taken.add(j)
+                    break
         in_play: list[DieReading] = []
         set_aside: list[DieReading] = []
         for reading, match in zip(scene, matches):

@@ -33,7 +33,7 @@ from vision.live.frames import (  # noqa: F401  (re-exported: the sources' vocab
     SourceError,
     SourceState,
     SourceStatus,
-    _RateMeter,
+    RateMeter,
 )
 
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"})
@@ -75,7 +75,13 @@ class LatestFrame:
 
 
 class LiveSource(BaseSource):
-    """Runs `_produce()` in a capture thread; `read()` returns the newest frame not yet handed out."""
+    """Runs `_produce()` in a capture thread; `read()` returns the newest frame not yet handed out.
+
+    A live source that sends no frame for `stall_after` seconds is `stalled` (a camera whose driver
+    hangs rather than failing), and `live` again with the next frame.
+    """
+
+    stall_after = 0.8
 
     def __init__(self, name: str) -> None:
         super().__init__(name)
@@ -83,6 +89,7 @@ class LiveSource(BaseSource):
         self._seen = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"capture {name}", daemon=True)
+        self._last_frame_at = time.monotonic()
 
     def start(self) -> LiveSource:
         self._thread.start()
@@ -101,11 +108,18 @@ class LiveSource(BaseSource):
 
     def _publish(self, image: np.ndarray, index: int) -> None:
         now = time.monotonic()
+        self._last_frame_at = now
+        if self.state.status == "stalled":
+            self._set_state("live")
         self._box.put(Frame(image, now, index))
         self._delivered(now)
 
     def read(self, timeout: float | None = None) -> Frame | None:
         frame, self._seen = self._box.take(self._seen, timeout, lambda: self.finished)
+        if frame is None:
+            quiet = time.monotonic() - self._last_frame_at
+            if quiet > self.stall_after and self.state.status == "live":
+                self._set_state("stalled", f"{self.name} sent no frame for {quiet:.1f} s")
         return frame
 
     def close(self) -> None:
@@ -181,6 +195,7 @@ class CameraSource(LiveSource):
                     with self._state_lock:
                         self._state = replace(self._state, reconnects=self._state.reconnects + 1)
                 ever_opened = True
+                self._last_frame_at = time.monotonic()  # a camera just opened is not stalled yet
                 self._set_state("live", "")
                 while not self._stop.is_set():
                     ok, image = capture.read()

@@ -48,9 +48,13 @@
     let faces = [];
 
     function draw() {
-      $("camera-faces").innerHTML = faces.map((face, i) =>
-        `<button type="button" class="face-button camera-face" data-index="${i}" aria-label="die ${i + 1}: ${face}">${face}</button>`
-      ).join("");
+      // Dice whose reading kept changing while they lay still are marked, so the player checks them first.
+      const unsure = new Set(proposal && proposal.doubtful ? proposal.doubtful : []);
+      $("camera-faces").innerHTML = faces.map((face, i) => {
+        const doubt = unsure.has(i) ? " doubtful" : "";
+        const label = `die ${i + 1}: ${face}${doubt ? ", the camera is unsure" : ""}`;
+        return `<button type="button" class="face-button camera-face${doubt}" data-index="${i}" aria-label="${label}">${face}</button>`;
+      }).join("");
     }
 
     function show(next) {

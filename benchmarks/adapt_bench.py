@@ -1,0 +1,118 @@
+"""Does learning a table help? Per-die accuracy of later throws before and after adapting.
+
+    python -m benchmarks.adapt_bench ../shared/datasets/matteop65-webcam/val --rests 20 --confirmed 5
+
+A video is made from the photos under a light the reader was not trained on (a colour cast and a
+gamma). The plain reader watches it; the dice of the first `--confirmed` rests are saved to a table
+memory with their true faces, as a player confirming them on the phone would; the head is built
+from them (as `dicekeeper adapt` does) and the video is watched again with the adapted reader.
+Per-die accuracy counts, over the later rests, the true dice that were found and read right.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.rest_bench import watch_video
+from benchmarks.rest_videos import Rest, VideoStyle, VideoTruth, labelled_photos, make_video
+from vision.adapt.memory import TableMemory, crops_of
+from vision.adapt.neighbours import AdaptedReader, FaceNeighbours
+from vision.live.settle import DiceReaderLike, SettledThrow
+from vision.types import DieReading
+
+UNSEEN_LIGHT = VideoStyle(tint=(0.75, 0.95, 1.25), gamma=1.35)
+
+
+def true_faces(rest: Rest, dice: Sequence[DieReading]) -> list[int | None]:
+    """For each read die, the face of the labelled die its centre lies in (None: no labelled die)."""
+    result: list[int | None] = []
+    for die in dice:
+        inside = [v for (x0, y0, x1, y1), v in zip(rest.boxes, rest.values)
+                  if x0 <= die.box.cx <= x1 and y0 <= die.box.cy <= y1]
+        result.append(inside[0] if len(inside) == 1 else None)
+    return result
+
+
+def _rest_of(truth: VideoTruth, throw: SettledThrow) -> Rest | None:
+    return next((r for r in truth.rests if r.start - 1 <= throw.index < r.end), None)
+
+
+def per_die_accuracy(truth: VideoTruth, throws: Sequence[SettledThrow], after_rest: int) -> dict[str, float | int]:
+    """Over the rests after the first `after_rest`: labelled dice, dice found, and found dice read right."""
+    later = truth.rests[after_rest:]
+    labelled = sum(len(r.values) for r in later)
+    found = right = 0
+    for throw in throws:
+        rest = _rest_of(truth, throw)
+        if rest is None or rest not in later:
+            continue
+        dice = throw.dice + throw.set_aside
+        for die, face in zip(dice, true_faces(rest, dice)):
+            if face is not None:
+                found += 1
+                right += die.value == face
+    return {"labelled": labelled, "found": found, "right": right,
+            "right_share_of_found": round(right / found, 3) if found else 0.0,
+            "right_share_of_labelled": round(right / labelled, 3) if labelled else 0.0}
+
+
+def confirm_first(truth: VideoTruth, video: Path, reader: DiceReaderLike, memory: TableMemory, rests: int) -> int:
+    """Watches the video and saves the dice of the first `rests` rests with their true faces."""
+    saved = 0
+
+    def keep(throw: SettledThrow, image: np.ndarray) -> None:
+        nonlocal saved
+        rest = _rest_of(truth, throw)
+        if rest is None or truth.rests.index(rest) >= rests:
+            return
+        dice = list(throw.dice + throw.set_aside)
+        faces = true_faces(rest, dice)
+        known = [(d, f) for d, f in zip(dice, faces) if f is not None]
+        if known:
+            memory.save(crops_of(image, [d for d, _ in known]), [f for _, f in known],
+                        [d.value for d, _ in known], [d.confidence for d, _ in known])
+            saved += 1
+
+    watch_video(video, reader, on_settled=keep)
+    return saved
+
+
+def main(argv: list[str] | None = None) -> int:
+    from vision.live.settle import default_reader
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("folders", nargs="+", help="labelled photo folders of one table, e.g. .../val")
+    parser.add_argument("--rests", type=int, default=20)
+    parser.add_argument("--confirmed", type=int, default=5, help="rests confirmed by the players")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    photos = labelled_photos(args.folders)
+    reader = default_reader()
+    with tempfile.TemporaryDirectory() as scratch:
+        video = Path(scratch) / "table.avi"
+        truth = make_video(photos, video, args.rests, seed=args.seed, style=UNSEEN_LIGHT)
+        memory = TableMemory(Path(scratch) / "memory")
+        saved = confirm_first(truth, video, reader, memory, args.confirmed)
+        before_throws = watch_video(video, reader)
+        head = FaceNeighbours.fit(memory.examples())
+        adapted = AdaptedReader(reader, head)
+        after_throws = watch_video(video, adapted)
+        print(json.dumps({
+            "rests": len(truth.rests), "confirmed_rests": saved, "confirmed_dice": head.size,
+            "min_similarity": None if math.isinf(head.min_similarity) else head.min_similarity,
+            "before": per_die_accuracy(truth, before_throws, args.confirmed),
+            "after": per_die_accuracy(truth, after_throws, args.confirmed),
+            "corrections": adapted.corrected,
+        }))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

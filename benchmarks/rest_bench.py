@@ -1,0 +1,142 @@
+"""How well the live watcher catches the rests of generated videos (see `benchmarks.rest_videos`).
+
+    python -m benchmarks.rest_bench ../shared/datasets/*/val --rests 16 --videos 2
+
+For each video: rests reported exactly once, missed, extra reports (a second report of one rest, or a
+report while the picture moves), rests read exactly (all faces, in play plus set aside) and the
+latency from the first still frame of a rest to the frame that reported it, median and worst. With
+`--read-share 1` reading is paced as on one core in real time: a read that takes 80 ms of wall time
+blocks reading for the next 80 ms of video.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.rest_videos import VideoTruth, labelled_photos, make_video
+from vision.live.settle import DiceReaderLike, SettleConfig, SettledThrow, ThrowWatcher
+from vision.live.sources import VideoFileSource
+
+
+@dataclass
+class RestScore:
+    rests: int = 0
+    reported_once: int = 0
+    missed: int = 0
+    extra: int = 0
+    exact: int = 0
+    latencies: list[float] = field(default_factory=list)
+    dice: int = 0
+    dice_right: int = 0
+
+    def add(self, other: RestScore) -> None:
+        for name in ("rests", "reported_once", "missed", "extra", "exact", "dice", "dice_right"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.latencies += other.latencies
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "rests": self.rests, "reported_once": self.reported_once, "missed": self.missed, "extra": self.extra,
+            "read_exactly": self.exact,
+            "read_exactly_share": round(self.exact / self.rests, 3) if self.rests else 0.0,
+            "dice_right_share": round(self.dice_right / self.dice, 3) if self.dice else 0.0,
+            "latency_median_s": round(statistics.median(self.latencies), 3) if self.latencies else None,
+            "latency_worst_s": round(max(self.latencies), 3) if self.latencies else None,
+        }
+
+
+def _faces_right(seen: Sequence[int], truth: Sequence[int]) -> int:
+    """Dice read right, as a multiset overlap (which die is which does not matter for a score)."""
+    left = list(truth)
+    right = 0
+    for value in seen:
+        if value in left:
+            left.remove(value)
+            right += 1
+    return right
+
+
+def score(truth: VideoTruth, throws: Sequence[SettledThrow]) -> RestScore:
+    """Each report belongs to the rest its settling frame lies in; reports outside every rest are extra."""
+    result = RestScore(rests=len(truth.rests))
+    by_rest: dict[int, list[SettledThrow]] = {}
+    for throw in throws:
+        owner = next((i for i, r in enumerate(truth.rests) if r.start - 1 <= throw.index < r.end), None)
+        if owner is None:
+            result.extra += 1
+        else:
+            by_rest.setdefault(owner, []).append(throw)
+    for i, rest in enumerate(truth.rests):
+        reports = by_rest.get(i, [])
+        result.dice += len(rest.faces)
+        if not reports:
+            result.missed += 1
+            continue
+        result.reported_once += 1
+        result.extra += len(reports) - 1
+        first = reports[0]
+        seen = sorted(first.faces + tuple(d.value for d in first.set_aside))
+        result.exact += tuple(seen) == rest.faces
+        result.dice_right += _faces_right(seen, rest.faces)
+        result.latencies.append((first.index - rest.start) / truth.fps)
+    return result
+
+
+def watch_video(path: str | Path, reader: DiceReaderLike, config: SettleConfig | None = None,
+                on_settled: Callable[[SettledThrow, np.ndarray], None] | None = None) -> list[SettledThrow]:
+    """Every throw the watcher reports on a video, reading as fast as it can (frame time, not wall
+    time). `on_settled` also gets the frame each throw settled in."""
+    watcher = ThrowWatcher(reader, config or SettleConfig())
+    found = []
+    with VideoFileSource(path) as source:
+        while not source.finished:
+            frame = source.read()
+            if frame is None:
+                continue
+            seen = watcher.feed(frame.image, frame.t, frame.index)
+            if seen.settled is not None:
+                found.append(seen.settled)
+                if on_settled is not None:
+                    on_settled(seen.settled, frame.image)
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    from vision.live.settle import default_reader
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("folders", nargs="+", help="labelled photo folders, e.g. ../shared/datasets/*/val")
+    parser.add_argument("--rests", type=int, default=16, help="rests per video")
+    parser.add_argument("--videos", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--read-share", type=float, default=None,
+                        help="pace reading as on one core in real time (1: reading may use the whole core)")
+    parser.add_argument("--keep", type=Path, default=None, help="keep the videos in this folder")
+    args = parser.parse_args(argv)
+    photos = labelled_photos(args.folders)
+    reader = default_reader()
+    total = RestScore()
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = args.keep or Path(scratch)
+        folder.mkdir(parents=True, exist_ok=True)
+        for n in range(args.videos):
+            video = folder / f"rests_{args.seed + n}.avi"
+            truth = make_video(photos, video, args.rests, seed=args.seed + n)
+            throws = watch_video(video, reader, SettleConfig(read_share=args.read_share))
+            result = score(truth, throws)
+            print(json.dumps({"video": video.name, **result.to_dict()}), flush=True)
+            total.add(result)
+    print(json.dumps({"video": "all", **total.to_dict()}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,248 @@
+"""Test videos with known rests, made from labelled photos.
+
+    python -m benchmarks.rest_videos ../shared/datasets/*/val --rests 16 --out /tmp/rests.avi
+
+Each rest is one labelled photo pasted into a 1280x720 table frame, still for `rest_seconds`. Between
+rests the old photo slides out and the next slides in with motion blur, and now and then a hand
+sweeps across. Every frame gets sensor noise, a small brightness flicker and a JPEG round trip, as a
+webcam would give. Next to the video a JSON file holds the truth: for each rest its first and last
+frame and the faces in it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.eval.labels import LabelledImage, load_labelled_set
+from vision.images import load_image
+from vision.live.demo_table import HandSprites, paste
+
+WIDTH, HEIGHT = 1280, 720
+
+
+@dataclass(frozen=True)
+class VideoStyle:
+    fps: float = 30.0
+    rest_seconds: float = 1.5
+    move_seconds: tuple[float, float] = (0.7, 1.1)
+    hand_share: float = 0.35  # share of the moves with a hand sweeping across
+    noise: float = 3.0  # grey levels of sensor noise
+    jpeg_quality: int = 70
+    # Per-channel gain (B, G, R) and gamma: a warm light or a colour cast, so the video shows a table
+    # the reader was never trained on.
+    tint: tuple[float, float, float] | None = None
+    gamma: float = 1.0
+
+
+@dataclass(frozen=True)
+class Rest:
+    """One rest in a video: frames [start, end) show `faces` lying still."""
+
+    start: int
+    end: int
+    faces: tuple[int, ...]  # sorted
+    photo: str
+    boxes: tuple[tuple[float, float, float, float], ...]  # each die's (x0, y0, x1, y1) in the frame, as `values`
+    values: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class VideoTruth:
+    fps: float
+    frames: int
+    rests: tuple[Rest, ...]
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> VideoTruth:
+        data = json.loads(text)
+        rests = tuple(Rest(r["start"], r["end"], tuple(r["faces"]), r["photo"], tuple(tuple(b) for b in r["boxes"]),
+                           tuple(r["values"])) for r in data["rests"])
+        return cls(data["fps"], data["frames"], rests)
+
+
+@dataclass
+class _Placed:
+    """A photo scaled into the frame: its picture, top-left corner and the labelled dice."""
+
+    image: np.ndarray
+    x: int
+    y: int
+    source: LabelledImage
+    scale: float
+
+    def rest(self, start: int, end: int) -> Rest:
+        boxes = tuple((d.box[0] * self.scale + self.x, d.box[1] * self.scale + self.y,
+                       d.box[2] * self.scale + self.x, d.box[3] * self.scale + self.y) for d in self.source.dice)
+        values = tuple(d.value for d in self.source.dice)
+        return Rest(start, end, tuple(sorted(values)), self.source.path.name, boxes, values)
+
+
+def labelled_photos(folders: Sequence[str | Path]) -> list[LabelledImage]:
+    """Every labelled photo with at least one die in the given YOLO folders (a split folder such as
+    `.../val`, or a set's root)."""
+    photos: list[LabelledImage] = []
+    for folder in map(Path, folders):
+        if (folder / "images").is_dir() and (folder.parent / "data.yaml").exists():
+            photos += load_labelled_set(folder.parent, folder.name)
+        else:
+            photos += load_labelled_set(folder)
+    return [p for p in photos if p.dice]
+
+
+def _place(photo: LabelledImage, rng: random.Random) -> _Placed:
+    image = load_image(photo.path)
+    fit = min(WIDTH / image.shape[1], HEIGHT / image.shape[0])
+    scale = fit * rng.uniform(0.85, 1.0)
+    w, h = max(1, round(image.shape[1] * scale)), max(1, round(image.shape[0] * scale))
+    scaled = cv2.resize(image, (w, h), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    x, y = rng.randint(0, WIDTH - w), rng.randint(0, HEIGHT - h)
+    return _Placed(scaled, x, y, photo, scale)
+
+
+def _table(placed: _Placed | None) -> np.ndarray:
+    """The table around a photo: the colour of the photo's border, so the seam does not shout."""
+    frame = np.empty((HEIGHT, WIDTH, 3), np.uint8)
+    if placed is None:
+        frame[:] = (60, 90, 70)
+        return frame
+    border = np.concatenate([placed.image[0], placed.image[-1], placed.image[:, 0], placed.image[:, -1]])
+    frame[:] = np.median(border, axis=0).astype(np.uint8)
+    return frame
+
+
+def _compose(placed: _Placed | None, dx: float = 0.0, blur: float = 0.0) -> np.ndarray:
+    frame = _table(placed)
+    if placed is None:
+        return frame
+    x, y = int(round(placed.x + dx)), placed.y
+    h, w = placed.image.shape[:2]
+    x0, x1 = max(0, x), min(WIDTH, x + w)
+    if x1 > x0:
+        frame[y:y + h, x0:x1] = placed.image[:, x0 - x:x1 - x]
+    if blur >= 2:
+        kernel = np.zeros((1, int(blur)), np.float32)
+        kernel[:] = 1.0 / int(blur)
+        frame = cv2.filter2D(frame, -1, kernel)
+    return frame
+
+
+class _Camera:
+    """What a webcam does to a picture: noise, flicker and compression."""
+
+    def __init__(self, style: VideoStyle, seed: int) -> None:
+        self.style = style
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, frame: np.ndarray) -> np.ndarray:
+        gain = 1.0 + self.rng.normal(0, 0.008)
+        light = frame.astype(np.float32)
+        if self.style.tint is not None or self.style.gamma != 1.0:
+            light = 255.0 * (light / 255.0) ** self.style.gamma * np.float32(self.style.tint or (1.0, 1.0, 1.0))
+        noisy = light * gain + self.rng.normal(0, self.style.noise, frame.shape).astype(np.float32)
+        picture = np.clip(noisy, 0, 255).astype(np.uint8)
+        ok, data = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, self.style.jpeg_quality])
+        assert ok
+        return cv2.imdecode(data, cv2.IMREAD_COLOR)
+
+
+def _move(old: _Placed | None, new: _Placed | None, frames: int, hand: bool,
+          hands: HandSprites, rng: random.Random) -> Iterator[np.ndarray]:
+    """The old photo slides out to the left, the new one in from the right, blurred by its speed."""
+    half = max(1, frames // 2)
+    lean = rng.uniform(-0.3, 0.3)
+    hand_x0, hand_x1 = rng.uniform(0.1, 0.4) * WIDTH, rng.uniform(0.6, 0.9) * WIDTH
+    for k in range(frames):
+        if k < half:
+            u = (k + 1) / half
+            dx = -u * u * (WIDTH + 50)
+            frame = _compose(old, dx, blur=abs(2 * u * (WIDTH + 50) / half) * 0.5)
+        else:
+            u = (k - half + 1) / max(1, frames - half)
+            dx = (1 - u) ** 2 * (WIDTH + 50)
+            frame = _compose(new, dx, blur=abs(2 * (1 - u) * (WIDTH + 50) / max(1, frames - half)) * 0.5)
+        if hand:
+            v = k / max(1, frames - 1)
+            cut, sprite = hands.get(lean)
+            ax, ay = hands.anchor
+            hx = hand_x0 + (hand_x1 - hand_x0) * v
+            hy = HEIGHT * (1.05 - 0.75 * math.sin(math.pi * v))
+            paste(frame, sprite, int(hx - ax + cut), int(hy - ay))  # type: ignore[arg-type]
+        yield frame
+
+
+def make_video(photos: Sequence[LabelledImage], path: str | Path, rests: int, seed: int = 1,
+               style: VideoStyle | None = None) -> VideoTruth:
+    """Writes a video of `rests` rests (photos drawn without repeats while they last) and returns its
+    truth, also written next to it as `<path>.json`."""
+    style = style or VideoStyle()
+    rng = random.Random(seed)
+    order = list(photos)
+    rng.shuffle(order)
+    chosen = [order[i % len(order)] for i in range(rests)]
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), style.fps, (WIDTH, HEIGHT))
+    if not writer.isOpened():
+        raise OSError(f"cannot write a video to {path}")
+    camera = _Camera(style, seed)
+    hands = HandSprites(60.0, HEIGHT)
+    truth: list[Rest] = []
+    index = 0
+
+    def write(frame: np.ndarray) -> None:
+        nonlocal index
+        writer.write(camera(frame))
+        index += 1
+
+    try:
+        for _ in range(round(0.5 * style.fps)):
+            write(_compose(None))
+        previous: _Placed | None = None
+        for photo in chosen:
+            placed = _place(photo, rng)
+            moving = round(rng.uniform(*style.move_seconds) * style.fps)
+            for frame in _move(previous, placed, moving, rng.random() < style.hand_share, hands, rng):
+                write(frame)
+            start = index
+            still = _compose(placed)
+            for _ in range(round(style.rest_seconds * style.fps)):
+                write(still)
+            truth.append(placed.rest(start, index))
+            previous = placed
+        for frame in _move(previous, None, round(0.8 * style.fps), False, hands, rng):
+            write(frame)
+        for _ in range(round(0.5 * style.fps)):
+            write(_compose(None))
+    finally:
+        writer.release()
+    result = VideoTruth(style.fps, index, tuple(truth))
+    Path(f"{path}.json").write_text(result.to_json())
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("folders", nargs="+", help="labelled photo folders (YOLO), e.g. ../shared/datasets/*/val")
+    parser.add_argument("--rests", type=int, default=16)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--rest-seconds", type=float, default=1.5)
+    parser.add_argument("--out", type=Path, required=True, help="the video (.avi); the truth goes to OUT.json")
+    args = parser.parse_args(argv)
+    photos = labelled_photos(args.folders)
+    truth = make_video(photos, args.out, args.rests, args.seed, VideoStyle(rest_seconds=args.rest_seconds))
+    print(f"{args.out}: {truth.frames} frames, {len(truth.rests)} rests; truth in {args.out}.json")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

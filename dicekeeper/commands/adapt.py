@@ -1,0 +1,38 @@
+"""`dicekeeper adapt`: build the table's adaptation from the throws confirmed on the phone."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+
+from dicekeeper.cli import CliError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "adapt", help="adapt the reader to the table from the throws confirmed on the phone",
+        description="Build the table's nearest-neighbour head from the confirmed throws that `serve` kept "
+                    "(next to its database, in table-memory/) and save it there; `serve` uses it at the next start.",
+    )
+    parser.add_argument("--db", type=Path, default=None, help="the server's database (default: the user data folder)")
+    parser.add_argument("--memory", type=Path, default=None, help="the table memory folder (default: next to --db)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from vision.adapt.learner import build
+    from vision.adapt.memory import TableMemory
+    from web import default_database
+
+    folder = args.memory or Path(args.db or default_database()).parent / "table-memory"
+    memory = TableMemory(folder)
+    if len(memory) == 0:
+        raise CliError(f"{folder}: no confirmed throws yet (confirm or correct throws on the phone first)")
+    report = build(memory)
+    threshold = "never overrides the reader" if math.isinf(report.min_similarity) else \
+        f"overrides the reader from similarity {report.min_similarity:.3f}"
+    print(f"{report.throws} confirmed throws, {report.dice} dice; the reader had {report.reader_right} right, "
+          f"the adapted reader {report.adapted_right} (each throw left out of its own head)")
+    print(f"head: {threshold}; saved to {report.path}")
+    return 0

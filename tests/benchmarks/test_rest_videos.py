@@ -1,0 +1,83 @@
+"""Generated test videos with known rests, `watch` on one, and the benchmark's scoring."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from photo_sets import write_photo_set
+
+from benchmarks.rest_bench import score, watch_video
+from benchmarks.rest_videos import HEIGHT, WIDTH, VideoStyle, VideoTruth, labelled_photos, make_video
+from dicekeeper.cli import main
+from vision.live.settle import SettledThrow
+from vision.read.reader import DiceReader
+from vision.types import DieBox, DieReading
+
+
+@pytest.fixture(scope="module")
+def video(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, VideoTruth]:
+    root = tmp_path_factory.mktemp("photos")
+    photos = labelled_photos([write_photo_set(root / "set")])
+    path = root / "rests.avi"
+    return path, make_video(photos, path, rests=3, seed=4, style=VideoStyle(hand_share=1.0))
+
+
+def test_the_video_is_720p_and_its_truth_matches_it(video: tuple[Path, VideoTruth]) -> None:
+    path, truth = video
+    assert VideoTruth.from_json(Path(f"{path}.json").read_text()) == truth
+    capture = cv2.VideoCapture(str(path))
+    frames = []
+    while True:
+        ok, image = capture.read()
+        if not ok:
+            break
+        frames.append(image)
+    assert len(frames) == truth.frames and frames[0].shape == (HEIGHT, WIDTH, 3)
+    assert len(truth.rests) == 3
+    for rest in truth.rests:
+        assert rest.end - rest.start == round(1.5 * truth.fps)
+        first, last = frames[rest.start].astype(np.int16), frames[rest.end - 1].astype(np.int16)
+        noise = np.abs(first - last).mean()
+        assert 0 < noise < 6  # still, but each frame has its own noise
+        before = frames[rest.start - 5].astype(np.int16)
+        assert np.abs(before - first).mean() > 2 * noise  # the dice were moving just before
+        x0, y0, x1, y1 = rest.boxes[0]
+        assert 0 <= x0 < x1 <= WIDTH and 0 <= y0 < y1 <= HEIGHT
+        assert rest.faces == tuple(sorted(rest.values))
+
+
+def test_watch_reports_each_rest_of_a_generated_video_once_and_soon(
+        video: tuple[Path, VideoTruth], capsys: pytest.CaptureFixture[str]) -> None:
+    path, truth = video
+    assert main(["watch", str(path), "--mode", "pips", "--details"]) == 0
+    reports = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.strip()]
+    assert len(reports) == len(truth.rests)
+    for report, rest in zip(reports, truth.rests):
+        assert rest.start - 1 <= report["settled_frame"] < rest.end
+        assert (report["settled_frame"] - rest.start) / truth.fps <= 0.5
+        assert sorted(report["dice"] + report["set_aside"]) == list(rest.faces)
+
+
+def test_the_benchmark_scores_once_extra_missed_and_latency(video: tuple[Path, VideoTruth]) -> None:
+    path, truth = video
+    throws = watch_video(path, DiceReader(mode="pips"))
+    result = score(truth, throws).to_dict()
+    assert result["reported_once"] == 3 and result["extra"] == 0 and result["missed"] == 0
+    assert result["read_exactly"] == 3
+    assert result["latency_worst_s"] is not None and result["latency_worst_s"] <= 0.5
+
+    def fake(index: int, faces: tuple[int, ...]) -> SettledThrow:
+        dice = tuple(DieReading(v, DieBox(10.0 * i, 0.0, 5.0, 5.0), 0.9, "pips") for i, v in enumerate(faces))
+        return SettledThrow(dice, (), index / truth.fps, index, index / truth.fps, index)
+
+    first, second = truth.rests[0], truth.rests[1]
+    made_up = [fake(first.start + 9, first.faces), fake(first.start + 30, first.faces),  # twice in one rest
+               fake(first.end + 3, (1,)),  # while moving
+               fake(second.start + 15, tuple(reversed(second.faces))[:-1] + (7,))]  # one die wrong
+    made = score(truth, made_up)
+    assert (made.reported_once, made.extra, made.missed, made.exact) == (2, 2, 1, 1)
+    assert made.latencies == pytest.approx([9 / truth.fps, 15 / truth.fps])

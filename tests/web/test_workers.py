@@ -1,0 +1,44 @@
+"""Background workers run only when started: never as a side effect of create_app."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+from vision.read.reader import DiceReader
+from web import create_app
+from web.workers import start_workers, stop_workers
+
+
+def config(tmp_path: Path) -> dict[str, object]:
+    return {"TESTING": True, "DATABASE": str(tmp_path / "workers.sqlite3"), "DICE_SOURCE": "camera",
+            "CAMERA_SOURCE": "demo", "CAMERA_READER": DiceReader(mode="pips"), "COMPUTER_PLAYERS": True}
+
+
+def test_create_app_starts_no_thread(tmp_path: Path) -> None:
+    before = set(threading.enumerate())
+    app = create_app(config(tmp_path))
+    app.test_client().get("/camera/state")
+    time.sleep(0.2)
+    assert set(threading.enumerate()) - before == set()
+    assert "dicekeeper.camera" not in app.extensions and "dicekeeper.computer" not in app.extensions
+    assert app.test_client().get("/camera/state").get_json()["source"]["status"] == "off"
+
+
+def test_start_and_stop_workers_of_one_app_leave_no_thread_behind(tmp_path: Path) -> None:
+    before = set(threading.enumerate())
+    app = create_app(config(tmp_path))
+    other = create_app({**config(tmp_path), "DATABASE": str(tmp_path / "other.sqlite3")})
+    start_workers(app)
+    start_workers(app)  # a second call starts nothing more
+    names = sorted(t.name for t in set(threading.enumerate()) - before)
+    assert names.count("camera loop") == 1 and names.count("computer players") == 1
+    assert "dicekeeper.camera" not in other.extensions
+    deadline = time.monotonic() + 10
+    while app.test_client().get("/camera/state").get_json()["source"]["status"] != "live":
+        assert time.monotonic() < deadline, "the demo camera never went live"
+        time.sleep(0.05)
+    stop_workers(app)
+    time.sleep(0.1)
+    assert set(threading.enumerate()) - before == set()

@@ -9,7 +9,7 @@ from pathlib import Path
 from dicekeeper.cli import CliError
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "adapt", help="adapt the reader to the table from the throws confirmed on the phone",
         description="Build the table's nearest-neighbour head from the confirmed throws that `serve` kept "

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections import Counter
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -101,14 +101,14 @@ class FaceNeighbours:
                 key = j % max(1, self.size)
                 best[key] = max(best.get(key, -1.0), float(row[j]))
             top = sorted(best.items(), key=lambda item: -item[1])[:K]
-            weights: Counter[int] = Counter()
+            weights: defaultdict[int, float] = defaultdict(float)
             for key, sim in top:
                 weights[int(self.faces[key])] += max(0.0, sim)
             total = sum(weights.values())
             if total <= 0:
                 result.append(None)
                 continue
-            face, weight = weights.most_common(1)[0]
+            face, weight = max(weights.items(), key=lambda item: item[1])
             result.append(Vote(face, weight / total, top[0][1]))
         return result
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -41,7 +41,7 @@ class Track:
     first_read: int = 0  # the tracker's read number at `still_since`
     hits: int = 0  # reads that found it since `still_since`
     misses: int = 0  # reads in a row that missed it
-    weights: Counter[int] = field(default_factory=Counter)  # value -> summed confidence
+    weights: defaultdict[int, float] = field(default_factory=lambda: defaultdict(float))  # value -> summed confidence
     counts: Counter[int] = field(default_factory=Counter)  # value -> reads
     centres: list[tuple[float, float]] = field(default_factory=list)  # the last few reads' centres
 

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from scorekeeper import Game, GameState, IllegalAction, Ruleset, RulesError, event_from_dict, house_rule, preset
+from scorekeeper import (Banked, Game, GameState, IllegalAction, Keep, Kept, Ruleset, RulesError, event_from_dict,
+                         house_rule, preset)
 from scorekeeper.game import check_players
 
 from web.advice import advice_for
@@ -250,6 +251,8 @@ class GameBook:
         data = state.to_dict()
         for player in data["players"]:  # type: ignore[union-attr]
             player["computer"] = is_computer(player["name"])
+        for keep, listed in zip(state.keeps, data["keeps"]):  # type: ignore[arg-type]
+            listed["can_bank"] = can_bank_with(state, keep)
         return {"id": record.id, "source": record.source, "created_at": record.created_at, **data,
                 "advice": advice_for(state)}
 
@@ -388,18 +391,39 @@ class GameBook:
         elif action == "piggyback":
             game.piggyback()
         else:
-            game.undo()
+            undo(game)
+
+
+def undo(game: Game) -> None:
+    """Take back the last event; a bank that set dice aside first takes that keep back with it, so
+    the throw is on the table again as it was before Bank was pressed."""
+    in_effect = [entry.event for entry in game.log() if entry.status == "in-effect"][-2:]
+    game.undo()
+    if [type(event) for event in in_effect] == [Kept, Banked]:
+        game.undo()
+
+
+def can_bank_with(state: GameState, keep: Keep) -> bool:
+    """Whether Bank is allowed right after setting `keep` aside from the throw on the table."""
+    rules = state.rules
+    if state.throw is not None and len(keep.dice) == len(state.throw) and rules.hot_dice == "must-roll":
+        return False
+    player = state.players[state.current]
+    return player.on_board or state.turn_total + keep.points >= rules.entry
 
 
 def check_seat(record: GameRecord, game: Game, seat: int, action: str) -> None:
     """Raise NotYourTurn unless `seat` is to act, and, for undo, still is after it."""
     current = game.state.current
+    farkle = game.state.last_farkle
+    if action == "correct" and farkle is not None and farkle[0] == seat and farkle[1]:
+        return  # the farkle just thrown by this seat may be corrected, though the turn has passed on
     if current != seat:
         raise NotYourTurn(f"this phone is {record.players[seat]}'s seat, and it is {record.players[current]}'s turn")
     if action == "undo" and game.version:
         trial = game.copy()
         try:
-            trial.undo()
+            undo(trial)
         except IllegalAction:
             return  # the game refuses it anyway, with its own reason
         if trial.state.current != seat:

@@ -294,7 +294,7 @@ def test_correct_a_misread_throw(new_table):
     table.post("throw", {"dice": [1, 2, 3, 4, 6]})
     state = table.post("correct", {"dice": [1, 1, 3, 4, 6]})
     assert state["throw"] == [1, 1, 3, 4, 6] and state["keeps"][0] == {"dice": [1, 1], "points": 200,
-                                                                      "instant_win": False}
+                                                                      "instant_win": False, "can_bank": True}
     assert "corrected throw has 4 dice" in table.post("correct", {"dice": [1, 1, 3, 4]}, expect=422)["error"]
     assert [e["type"] for e in table.events()] == ["throw", "correct"]
 

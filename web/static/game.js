@@ -250,8 +250,8 @@
 
     const rows = state.players.map((p, i) =>
       `<tr class="${i === state.current && !state.finished ? "current" : ""}${p.name === state.winner ? " winner" : ""}">` +
-      `<td>${escapeHtml(p.name)}${p.computer ? ' <small class="badge">computer</small>' : ""}</td>` +
-      `<td>${p.score}</td><td>${p.on_board ? "yes" : "no"}</td></tr>`).join("");
+      `<td class="name">${escapeHtml(p.name)}${p.computer ? ' <small class="badge">computer</small>' : ""}</td>` +
+      `<td class="score">${p.score}</td><td>${p.on_board ? "yes" : "no"}</td></tr>`).join("");
     document.querySelector("#scores tbody").innerHTML = rows;
     // Other panels (advice.js) draw from the same state.
     document.dispatchEvent(new CustomEvent("dicekeeper:state", { detail: state }));

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import segno
@@ -9,10 +10,11 @@ from flask import Blueprint, abort, current_app, redirect, render_template, requ
 from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException
 
-from scorekeeper import HOUSE_RULES, PRESETS, ScorekeeperError, knob_names
+from scorekeeper import DEFAULT_PRESET, HOUSE_RULES, PRESETS, ScorekeeperError, knob_names
 from web import db as database
 from web.access import token_from
 from web.dice_sources import SOURCES, camera_present
+from web.presets import LABELS
 from web.games import MAX_PLAYERS, GameBook, GameNotFound, GameRecord, InputError, ruleset_from_request
 from web.seats import Actor, actor_for, give_seat, seated
 
@@ -35,10 +37,42 @@ def form_context(error: str | None = None, form: dict[str, Any] | None = None) -
     if default_source not in SOURCES:
         default_source = "camera" if camera_present() else "virtual"
     return {
-        "presets": PRESETS, "house_rules": HOUSE_RULES, "sources": SOURCES, "error": error,
+        "presets": PRESETS, "labels": LABELS, "house_rules": HOUSE_RULES, "sources": SOURCES, "error": error,
         "extra_knobs": [k for k in knob_names() if k not in MAIN_KNOBS], "max_players": MAX_PLAYERS,
-        "form": form or {"players": ["", ""], "rules": "family", "source": default_source},
+        "form": form or last_setup(default_source),
     }
+
+
+def knob_text(value: object) -> str:
+    """A knob's value as the form's text field takes it back."""
+    if value is None:
+        return "off"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def last_setup(default_source: str) -> dict[str, Any]:
+    """The form filled in as for the newest game: its players, preset, changed knobs and dice."""
+    row = database.get_db().execute("SELECT players, rules, source FROM games ORDER BY id DESC LIMIT 1").fetchone()
+    if row is None:
+        return {"players": ["", ""], "rules": DEFAULT_PRESET, "source": default_source}
+    rules = json.loads(row["rules"])
+    code = str(rules.get("name", DEFAULT_PRESET)).rstrip("+")
+    if code not in PRESETS:
+        return {"players": json.loads(row["players"]), "rules": DEFAULT_PRESET, "source": row["source"]}
+    base = PRESETS[code].knobs()
+    knobs = {key: knob_text(value) for key, value in rules.items() if key in base and base[key] != value}
+    return {"players": json.loads(row["players"]), "rules": code, "source": row["source"], "knobs": knobs}
+
+
+def names_from_form(rows: list[str]) -> list[str]:
+    """The players' names; a blank row is "Player N" after its place. Blank rows at the end, past
+    the first two, are left out."""
+    names = [row.strip() for row in rows]
+    while len(names) > 2 and not names[-1]:
+        names.pop()
+    return [name or f"Player {place}" for place, name in enumerate(names, start=1)]
 
 
 @bp.get("/")
@@ -49,14 +83,14 @@ def new_game() -> ResponseReturnValue:
 @bp.post("/games")
 def create_game() -> ResponseReturnValue:
     form = request.form
-    players = [name.strip() for name in form.getlist("player") if name.strip()]
+    players = names_from_form(form.getlist("player"))
     settings = {key: form[f"knob_{key}"].strip() for key in knob_names()
                 if form.get(f"knob_{key}", "").strip()}
     houses = form.getlist("house")
-    submitted = {"players": form.getlist("player") or ["", ""], "rules": form.get("rules", "family"),
+    submitted = {"players": form.getlist("player") or ["", ""], "rules": form.get("rules", DEFAULT_PRESET),
                  "source": form.get("source"), "house": houses, "knobs": settings}
     try:
-        rules = ruleset_from_request(form.get("rules", "family"), settings, houses)
+        rules = ruleset_from_request(form.get("rules", DEFAULT_PRESET), settings, houses)
         record, _, notice = book().create(database.get_db(), players, rules, form.get("source") or None)
     except (ScorekeeperError, InputError) as exc:
         return render_template("new_game.html", **form_context(str(exc), submitted)), 400

@@ -159,6 +159,18 @@ def import_game() -> ResponseReturnValue:
     return jsonify({"id": record.id, "token": record.token, "state": GameBook.state_dict(record, game.state)}), 201
 
 
+@bp.post("/games/<int:game_id>/rematch")
+def rematch(game_id: int) -> ResponseReturnValue:
+    """The same players and rules again, the starting player moved on by one (table only)."""
+    require_token(game_id, table_only=True)
+    record, game, notice = book().rematch(database.get_db(), game_id)
+    answer: dict[str, Any] = {"id": record.id, "token": record.token,
+                              "state": GameBook.state_dict(record, game.state)}
+    if notice:
+        answer["notice"] = notice
+    return jsonify(answer), 201
+
+
 @bp.get("/games")
 def list_games() -> ResponseReturnValue:
     return jsonify(book().summaries(database.get_db()))

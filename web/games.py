@@ -313,6 +313,13 @@ class GameBook:
         self.broker.publish(game_id)
         return record, game, choice.notice
 
+    def rematch(self, db: sqlite3.Connection, game_id: int) -> tuple[GameRecord, Game, str | None]:
+        """A new game of the same players (those still playing) and rules, on the same dice; the
+        player who started goes last, so the start moves round the table."""
+        record, state = self.snapshot(db, game_id)
+        names = [player.name for player in state.players if player.playing]
+        return self.create(db, names[1:] + names[:1], record.rules, record.source)
+
     def record_action(self, db: sqlite3.Connection, game_id: int, action: str, payload: Mapping[str, object],
                       expected_version: int | None = None, seat: int | None = None) -> dict[str, Any]:
         """Check and store one action; returns the new state as the API serves it.

@@ -39,7 +39,7 @@ def form_context(error: str | None = None, form: dict[str, Any] | None = None) -
     return {
         "presets": PRESETS, "labels": LABELS, "house_rules": HOUSE_RULES, "sources": SOURCES, "error": error,
         "extra_knobs": [k for k in knob_names() if k not in MAIN_KNOBS], "max_players": MAX_PLAYERS,
-        "form": form or last_setup(default_source),
+        "form": form or last_setup(default_source, request.args.get("from", type=int)),
     }
 
 
@@ -52,9 +52,15 @@ def knob_text(value: object) -> str:
     return str(value)
 
 
-def last_setup(default_source: str) -> dict[str, Any]:
-    """The form filled in as for the newest game: its players, preset, changed knobs and dice."""
-    row = database.get_db().execute("SELECT players, rules, source FROM games ORDER BY id DESC LIMIT 1").fetchone()
+def last_setup(default_source: str, game_id: int | None = None) -> dict[str, Any]:
+    """The form filled in as for game `game_id`, else the newest game: its players, preset, changed
+    knobs and dice."""
+    conn = database.get_db()
+    row = None
+    if game_id is not None:
+        row = conn.execute("SELECT players, rules, source FROM games WHERE id = ?", (game_id,)).fetchone()
+    if row is None:
+        row = conn.execute("SELECT players, rules, source FROM games ORDER BY id DESC LIMIT 1").fetchone()
     if row is None:
         return {"players": ["", ""], "rules": DEFAULT_PRESET, "source": default_source}
     rules = json.loads(row["rules"])
@@ -147,6 +153,18 @@ def play(game_id: int) -> ResponseReturnValue:
     return render_template("play.html", **page_context(record, state, actor))
 
 
+@bp.post("/games/<int:game_id>/rematch")
+def rematch(game_id: int) -> ResponseReturnValue:
+    """The game-over screen's Rematch: opens the new game in the same view (table or phone)."""
+    record, _, _ = game_for_page(game_id)
+    try:
+        fresh, _, notice = book().rematch(database.get_db(), record.id)
+    except (ScorekeeperError, InputError) as exc:
+        abort(400, str(exc))
+    view = "pages.play" if request.args.get("view") == "play" else "pages.table"
+    return redirect(url_for(view, game_id=fresh.id, token=fresh.token, notice=notice))
+
+
 @bp.post("/games/<int:game_id>/seats/<int:player>")
 def give_seat_page(game_id: int, player: int) -> ResponseReturnValue:
     """The table's button for a player's seat: a new seat token, shown as a QR code on the table view."""
@@ -158,6 +176,7 @@ def give_seat_page(game_id: int, player: int) -> ResponseReturnValue:
     return redirect(url_for("pages.table", game_id=game_id, token=record.token, seat_shown=player))
 
 
+@bp.app_errorhandler(400)
 @bp.app_errorhandler(403)
 @bp.app_errorhandler(404)
 @bp.app_errorhandler(405)

@@ -247,6 +247,7 @@
     $("correct").textContent = fixing ? "Cancel fixing" : "Fix a die";
     $("correct-picker").hidden = !(fixing && fixIndex !== null);
     $("undo").disabled = busy || state.version === 0;
+    $("game-over").hidden = !state.finished;
 
     const rows = state.players.map((p, i) =>
       `<tr class="${i === state.current && !state.finished ? "current" : ""}${p.name === state.winner ? " winner" : ""}">` +

@@ -80,6 +80,27 @@ def knob_source(rules: Ruleset, knob: str) -> str:
 
 
 @dataclass(frozen=True)
+class KnobLine:
+    """One knob of a ruleset: its name, its value as `dicekeeper rules` writes it, and its source."""
+
+    name: str
+    value: str
+    source: str
+
+
+def knob_text(value: object) -> str:
+    """A knob's value as the command line takes it: `off` for an unused combination, true/false."""
+    if value is None:
+        return "off"
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def knob_lines(rules: Ruleset) -> tuple[KnobLine, ...]:
+    """Every knob of the ruleset with its value and the text and line it comes from."""
+    return tuple(KnobLine(key, knob_text(value), knob_source(rules, key)) for key, value in rules.knobs().items())
+
+
+@dataclass(frozen=True)
 class CombinationLine:
     """One scoring combination of a ruleset: what it is, its points and where it comes from."""
 

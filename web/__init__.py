@@ -48,12 +48,13 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         Roller(app.config["DICE_SEED"]), broker, app.config["DICE_SOURCE"]
     )
 
-    from web import api, history, pages
+    from web import api, history, pages, rules_page
     from web import camera
 
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)
     app.register_blueprint(history.bp)
+    app.register_blueprint(rules_page.bp)
     app.register_blueprint(camera.bp)  # the live camera; its loop starts when CAMERA_SOURCE is set
 
     from web.computer import start_computers

@@ -206,7 +206,8 @@ def list_seats(game_id: int) -> ResponseReturnValue:
     conn = database.get_db()
     record = book().record(conn, game_id)
     given = seated(conn, record)
-    return jsonify([{"player": i, "name": name, "seat": given.get(i)} for i, name in enumerate(record.players)])
+    names = book().names(conn, game_id)
+    return jsonify([{"player": i, "name": name, "seat": given.get(i)} for i, name in enumerate(names)])
 
 
 @bp.post("/games/<int:game_id>/seats/<int:player>")
@@ -215,8 +216,9 @@ def seat_player(game_id: int, player: int) -> ResponseReturnValue:
     require_token(game_id, table_only=True)
     conn = database.get_db()
     record = book().record(conn, game_id)
-    token = give_seat(conn, record, player)
-    return jsonify({"player": player, "name": record.players[player], "seat": token}), 201
+    names = book().names(conn, game_id)
+    token = give_seat(conn, record, player, len(names))
+    return jsonify({"player": player, "name": names[player], "seat": token}), 201
 
 
 def _sse(event: str, data: Any, event_id: int | None = None) -> str:

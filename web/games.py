@@ -18,23 +18,15 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from scorekeeper import (Banked, Game, GameState, IllegalAction, Keep, Kept, Ruleset, RulesError, event_from_dict,
-                         house_rule, preset)
+from scorekeeper import Game, GameState, IllegalAction, Keep, Ruleset, RulesError, event_from_dict, house_rule, preset
 from scorekeeper.game import check_players
 
+from web.actions import ACTIONS, TABLE_ONLY, apply_action, roll_off_open, undo
 from web.advice import advice_for
 from web.dice_sources import SOURCES, Roller, choose_source
 from web.inputs import InputError, name_problem, valid_game_id
 from web.live import Broker
 
-ACTIONS: dict[str, frozenset[str]] = {
-    "throw": frozenset({"dice"}),
-    "keep": frozenset({"dice"}),
-    "bank": frozenset({"dice"}),
-    "piggyback": frozenset(),
-    "correct": frozenset({"dice"}),
-    "undo": frozenset(),
-}
 MAX_PLAYERS = 12
 MAX_NAME_LENGTH = 40
 CACHE_SIZE = 64
@@ -128,13 +120,6 @@ def player_names(players: object) -> tuple[str, ...]:
         if problem:
             raise InputError(problem)
     return names
-
-
-def _parse_dice_field(payload: Mapping[str, object]) -> object:
-    dice = payload.get("dice")
-    if dice is not None and not isinstance(dice, list):
-        raise InputError(f'"dice" must be a list of faces, not {dice!r}')
-    return dice
 
 
 def check_version(value: object) -> int | None:
@@ -242,6 +227,12 @@ class GameBook:
         record, state, _ = self._read(db, game_id, copy=False)
         return record, state
 
+    def names(self, db: sqlite3.Connection, game_id: int) -> tuple[str, ...]:
+        """The players' names as they are now, one per seat (renames and players who joined
+        included; players who left keep their seat)."""
+        _, state = self.snapshot(db, game_id)
+        return tuple(p.name for p in state.players)
+
     def state(self, db: sqlite3.Connection, game_id: int) -> dict[str, Any]:
         record, state = self.snapshot(db, game_id)
         return self.state_dict(record, state)
@@ -254,7 +245,7 @@ class GameBook:
         for keep, listed in zip(state.keeps, data["keeps"]):  # type: ignore[arg-type]
             listed["can_bank"] = can_bank_with(state, keep)
         return {"id": record.id, "source": record.source, "created_at": record.created_at, **data,
-                "advice": advice_for(state)}
+                "starts": state.rules.starts, "roll_off_open": roll_off_open(state), "advice": advice_for(state)}
 
     def events(self, db: sqlite3.Connection, game_id: int) -> list[dict[str, Any]]:
         self.record(db, game_id)
@@ -335,7 +326,6 @@ class GameBook:
         unknown = sorted(set(payload) - ACTIONS[action] - {"version"})
         if unknown:
             raise InputError(f"unknown field {unknown[0]!r} for {action}")
-        dice = _parse_dice_field(payload) if "dice" in ACTIONS[action] else None
         expected_version = check_version(expected_version)
 
         # Caught up before the write lock, so a game that is not cached is not replayed while other
@@ -358,7 +348,7 @@ class GameBook:
                         check_seat(live.record, game, seat, action)
                     before = game.version
                     try:
-                        self._apply(live.record, game, action, dice)
+                        apply_action(game, live.record.source, self.roller, action, payload)
                         now = utc_now()
                         db.executemany(
                             "INSERT INTO events (game_id, seq, event, created_at) VALUES (?, ?, ?, ?)",
@@ -380,35 +370,6 @@ class GameBook:
         self.broker.publish(game_id)
         return self.state_dict(live.record, state)
 
-    def _apply(self, record: GameRecord, game: Game, action: str, dice: object) -> None:
-        if action == "throw":
-            if dice is None:
-                if record.source != "virtual":
-                    raise InputError(f'this game reads {record.source} dice: send the faces as {{"dice": [...]}}')
-                dice = self.roller.roll(game.state.dice_left)
-            elif record.source == "virtual":
-                raise InputError('this game rolls virtual dice: send {} to throw')
-            game.throw(dice)  # type: ignore[arg-type]
-        elif action == "keep":
-            game.keep(_required(dice, action))
-        elif action == "bank":
-            game.bank(dice)  # type: ignore[arg-type]
-        elif action == "correct":
-            game.correct(_required(dice, action))
-        elif action == "piggyback":
-            game.piggyback()
-        else:
-            undo(game)
-
-
-def undo(game: Game) -> None:
-    """Take back the last event; a bank that set dice aside first takes that keep back with it, so
-    the throw is on the table again as it was before Bank was pressed."""
-    in_effect = [entry.event for entry in game.log() if entry.status == "in-effect"][-2:]
-    game.undo()
-    if [type(event) for event in in_effect] == [Kept, Banked]:
-        game.undo()
-
 
 def can_bank_with(state: GameState, keep: Keep) -> bool:
     """Whether Bank is allowed right after setting `keep` aside from the throw on the table."""
@@ -420,13 +381,17 @@ def can_bank_with(state: GameState, keep: Keep) -> bool:
 
 
 def check_seat(record: GameRecord, game: Game, seat: int, action: str) -> None:
-    """Raise NotYourTurn unless `seat` is to act, and, for undo, still is after it."""
+    """Raise NotYourTurn unless `seat` is to act and the action stays within its turn (for undo:
+    the seat is still to act after it)."""
+    names = [p.name for p in game.state.players]
+    if action in TABLE_ONLY:
+        raise NotYourTurn(f"only the table can {action.replace('-', ' ')}, not {names[seat]}'s seat")
     current = game.state.current
     farkle = game.state.last_farkle
     if action == "correct" and farkle is not None and farkle[0] == seat and farkle[1]:
         return  # the farkle just thrown by this seat may be corrected, though the turn has passed on
     if current != seat:
-        raise NotYourTurn(f"this phone is {record.players[seat]}'s seat, and it is {record.players[current]}'s turn")
+        raise NotYourTurn(f"this phone is {names[seat]}'s seat, and it is {names[current]}'s turn")
     if action == "undo" and game.version:
         trial = game.copy()
         try:
@@ -434,14 +399,8 @@ def check_seat(record: GameRecord, game: Game, seat: int, action: str) -> None:
         except IllegalAction:
             return  # the game refuses it anyway, with its own reason
         if trial.state.current != seat:
-            raise NotYourTurn(f"undo would take back {record.players[trial.state.current]}'s turn: "
+            raise NotYourTurn(f"undo would take back {names[trial.state.current]}'s turn: "
                               "only the table can do that")
-
-
-def _required(dice: object, action: str) -> Any:
-    if dice is None:
-        raise InputError(f'{action} needs the dice: {{"dice": [...]}}')
-    return dice
 
 
 def import_payload(data: object) -> tuple[object, Ruleset, list[object], str | None]:

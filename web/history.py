@@ -10,7 +10,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 
-from scorekeeper import Game, IllegalAction, ScorekeeperError, TurnRecord
+from scorekeeper import Event, Game, IllegalAction, LogEntry, ScorekeeperError, TurnRecord
 from web import db as database
 from web.chart import score_chart
 from web.inputs import load_json
@@ -42,23 +42,53 @@ def index() -> ResponseReturnValue:
     return render_index()
 
 
-def turn_rows(record: GameRecord, turns: tuple[TurnRecord, ...]) -> list[dict[str, Any]]:
-    n = len(record.players)
+def player_names(played: Game) -> tuple[str, ...]:
+    """One name per seat as the game stands now: renamed players under their new name, players
+    who joined or left included."""
+    return tuple(p.name for p in played.state.players)
+
+
+def turn_rows(names: tuple[str, ...], turns: tuple[TurnRecord, ...]) -> list[dict[str, Any]]:
+    n = len(names)
     return [{
-        "number": t.number, "round": (t.number - 1) // n + 1, "player": record.players[t.player],
+        "number": t.number, "round": (t.number - 1) // n + 1, "player": names[t.player],
         "throws": t.throws, "result": t.result, "points": t.points, "score_after": t.score_after,
         "piggyback": t.piggyback, "penalty": t.penalty,
     } for t in turns]
+
+
+def event_text(event: Event, names: tuple[str, ...]) -> str:
+    """One event of the log in words; seats are named as the players are called now."""
+    data = event.to_dict()
+    faces = "-".join(str(f) for f in data.get("faces", data.get("dice", ())))  # type: ignore[union-attr]
+    seat = data.get("player")
+    who = names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else f"seat {seat}"
+    texts = {
+        "throw": f"threw {faces}", "keep": f"kept {faces}", "bank": "banked", "piggyback": "took over the dice",
+        "correct": f"corrected the throw to {faces}", "undo": "undo", "undo-turn": "undo of a turn", "redo": "redo",
+        "start-roll": f"rolled {data.get('face')} for the start", "points": f"typed +{data.get('points')}",
+        "farkle": "typed a farkle", "rename": f"seat {seat} renamed {data.get('name')}",
+        "target": f"target changed to {data.get('target')}", "add-player": f"{data.get('name')} joined",
+        "remove-player": f"{who} left",
+    }
+    return texts.get(event.kind, event.kind)
+
+
+def log_rows(entries: tuple[LogEntry, ...], names: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Every event with what became of it, for a history that strikes through what was taken back."""
+    return [{"seq": e.index + 1, "text": event_text(e.event, names), "status": e.status, "kind": e.event.kind}
+            for e in entries]
 
 
 @bp.get("/<int:game_id>")
 def game(game_id: int) -> ResponseReturnValue:
     record, played = load(game_id)
     turns = played.turns()
+    names = player_names(played)
     return render_template(
         "history_game.html", game=record, state=GameBook.state_dict(record, played.state),
-        turns=list(reversed(turn_rows(record, turns))),
-        chart=score_chart(record.players, turns, record.rules.target),
+        turns=list(reversed(turn_rows(names, turns))), events=log_rows(played.log(), names),
+        chart=score_chart(names, turns, played.rules.target),
     )
 
 
@@ -95,7 +125,7 @@ def export_csv(game_id: int) -> ResponseReturnValue:
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(CSV_COLUMNS)
-    for row in turn_rows(record, played.turns()):
+    for row in turn_rows(player_names(played), played.turns()):
         for index, throw in enumerate(row["throws"], start=1):
             writer.writerow([
                 row["number"], row["round"], csv_cell(row["player"]), index, "-".join(map(str, throw.faces)),

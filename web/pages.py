@@ -137,7 +137,8 @@ def page_context(record: GameRecord, state: dict[str, Any], actor: Actor) -> dic
         shown = request.args.get("seat_shown", "")
         if shown.isascii() and shown.isdigit() and int(shown) in context["seats"]:
             link = play_link(record, context["seats"][int(shown)])
-            context["seat_shown"] = {"player": record.players[int(shown)], "link": link, "qr_svg": qr(link)}
+            name = state["players"][int(shown)]["name"]
+            context["seat_shown"] = {"player": name, "link": link, "qr_svg": qr(link)}
     return context
 
 
@@ -168,9 +169,9 @@ def rematch(game_id: int) -> ResponseReturnValue:
 @bp.post("/games/<int:game_id>/seats/<int:player>")
 def give_seat_page(game_id: int, player: int) -> ResponseReturnValue:
     """The table's button for a player's seat: a new seat token, shown as a QR code on the table view."""
-    record, _, _ = game_for_page(game_id)
+    record, state, _ = game_for_page(game_id)
     try:
-        give_seat(database.get_db(), record, player)
+        give_seat(database.get_db(), record, player, len(state["players"]))
     except InputError:
         abort(404, f"Game {game_id} has no player {player}.")
     return redirect(url_for("pages.table", game_id=game_id, token=record.token, seat_shown=player))

@@ -38,10 +38,10 @@ def actor_for(db: sqlite3.Connection, record: GameRecord, given: str | None) -> 
     return None
 
 
-def give_seat(db: sqlite3.Connection, record: GameRecord, player: int) -> str:
-    """A new seat token for `player` (an index into the players), replacing any earlier one."""
-    if not 0 <= player < len(record.players):
-        raise InputError(f"game {record.id} has players 0 to {len(record.players) - 1}, not {player}")
+def give_seat(db: sqlite3.Connection, record: GameRecord, player: int, seats: int) -> str:
+    """A new seat token for `player` (an index into the game's `seats` seats), replacing any earlier one."""
+    if not 0 <= player < seats:
+        raise InputError(f"game {record.id} has players 0 to {seats - 1}, not {player}")
     token = secrets.token_urlsafe(18)
     db.execute("BEGIN IMMEDIATE")
     try:

@@ -23,7 +23,7 @@ from scorekeeper import (
     preset,
     ruleset_from_toml,
 )
-from scorekeeper.sources import combination_lines, knob_source
+from scorekeeper.sources import combination_lines, knob_lines
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
@@ -120,11 +120,11 @@ def cmd_rules(args: argparse.Namespace) -> int:
         _print(rules.to_dict())
         return 0
     lines = combination_lines(rules)
-    width = max(len(k) for k in (*rules.knobs(), *(c.name for c in lines)))
+    knobs = knob_lines(rules)
+    width = max(len(k) for k in (*(k.name for k in knobs), *(c.name for c in lines)))
     print(f"{rules.name}")
-    for key, value in rules.knobs().items():
-        shown = "off" if value is None else str(value).lower() if isinstance(value, bool) else value
-        print(f"  {key:<{width}}  {shown!s:<13} {knob_source(rules, key)}")
+    for knob in knobs:
+        print(f"  {knob.name:<{width}}  {knob.value:<13} {knob.source}")
     print("combinations")
     for line in lines:
         points = f"{line.points}{' wins' if line.instant_win else ''}"

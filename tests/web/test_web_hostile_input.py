@@ -215,7 +215,14 @@ CREATE = st.fixed_dictionaries({}, optional={
 ACTION = st.fixed_dictionaries({}, optional={
     "dice": st.lists(st.integers(0, 7) | HOSTILE_TEXT, max_size=8) | JSON,
     "version": NUMBERS | HOSTILE_TEXT | JSON,
+    "face": st.integers(-1, 8) | HOSTILE_TEXT | JSON,
+    "points": NUMBERS | HOSTILE_TEXT | st.sampled_from(["+350", "+ 350", "++50", "50.0"]) | JSON,
+    "player": NUMBERS | HOSTILE_TEXT | st.sampled_from(["Ann", "Bob"]) | JSON,
+    "name": HOSTILE_TEXT | st.sampled_from(["Ann", "*Hal", "Cy", "x" * 41]) | st.text(max_size=8) | JSON,
+    "target": NUMBERS | HOSTILE_TEXT | JSON,
 }) | JSON
+FLOW_ACTIONS = ["roll-off", "points", "farkle", "undo-turn", "redo", "rename", "target", "add-player",
+                "remove-player"]
 RAW = st.binary(max_size=64) | st.sampled_from([nested(5000), b"[" * 40, b'{"a": 1e999}', b"\xff\xfe", b"{}"])
 FORM = st.dictionaries(
     st.sampled_from(["player", "rules", "source", "house", "knob_target", "knob_entry", "knob_dice",
@@ -252,7 +259,7 @@ def test_fuzzed_raw_bodies(client, db_path, new_table, raw, path):
 
 
 @FUZZ
-@given(body=ACTION, action=st.sampled_from(["throw", "keep", "bank", "correct", "piggyback", "undo"]),
+@given(body=ACTION, action=st.sampled_from(["throw", "keep", "bank", "correct", "piggyback", "undo", *FLOW_ACTIONS]),
        if_match=st.none() | HOSTILE_TEXT)
 def test_fuzzed_action_bodies(client, db_path, new_table, body, action, if_match):
     table = new_table(source="manual")
@@ -316,3 +323,13 @@ def test_bad_new_events_in_an_import_are_400(client, db_path, event, words):
     assert response.status_code == 400, response.get_data(as_text=True)[:300]
     assert all(word in response.get_json()["error"] for word in words)
     assert stored(db_path) == before
+
+
+@FUZZ
+@given(body=ACTION, action=st.sampled_from(FLOW_ACTIONS), source=st.sampled_from(["manual", "virtual"]))
+def test_fuzzed_flow_actions_before_the_first_turn(client, db_path, new_table, body, action, source):
+    """Before anything was thrown every flow action may apply; a refused one stores nothing."""
+    table = new_table(["Ann", "Bob"], rules="family", source=source)
+    before = stored(db_path)
+    check(client.post(f"/api/games/{table.id}/{action}", data=json.dumps(body), content_type="application/json",
+                      headers=table.auth), db_path, before)

@@ -89,7 +89,7 @@ def test_table_view_shows_the_qr_code_of_the_phone_link(app, client, new_table):
     assert re.search(r'<div class="qr" id="qr"><svg [^>]*class="segno"', page)
     config = json.loads(re.search(r'<script id="game-config" type="application/json">(.*?)</script>', page).group(1))
     assert config["id"] == table.id and config["token"] == table.token and config["state"] == table.state
-    assert "data-keyboard=\"on\"" in page and "<kbd>R</kbd> roll" in page
+    assert "/static/shortcuts.js" in page and "<kbd>R</kbd> roll" in page and 'id="shortcuts-help"' in page
 
 
 def test_the_qr_code_decodes_to_the_phone_link(app, client, new_table):
@@ -105,7 +105,7 @@ def test_the_qr_code_decodes_to_the_phone_link(app, client, new_table):
 def test_phone_view_has_no_keyboard_shortcuts_but_the_same_board(client, new_table):
     table = new_table(source="manual")
     page = client.get(f"/games/{table.id}/play?token={table.token}").get_data(as_text=True)
-    assert 'data-keyboard="on"' not in page
+    assert "/static/shortcuts.js" not in page and 'id="shortcuts-help"' not in page
     for element in ('id="dice"', 'id="keeps"', 'id="roll"', 'id="bank"', 'id="undo"', 'id="correct"', 'id="entry"'):
         assert element in page
 

@@ -3,7 +3,6 @@
 
 (() => {
   const config = JSON.parse(document.getElementById("game-config").textContent);
-  const keyboard = document.currentScript.dataset.keyboard === "on";
   const $ = (id) => document.getElementById(id);
 
   let state = config.state;
@@ -101,6 +100,11 @@
   // ---- the player's moves --------------------------------------------------------------------------------
   async function rollOn() {
     if (state.finished) return;
+    if (state.phase === "roll-off") {  // one die for the start, rolled here or typed in the roll-off panel
+      if (config.source === "virtual") await act("roll-off");
+      else say(`${playerName(state.current)}: roll one die and tap what it shows.`);
+      return;
+    }
     if (state.throw) {
       const keep = matchingKeep();
       if (!keep) { say("Pick dice that score first.", true); return; }
@@ -229,7 +233,8 @@
     $("kept").innerHTML = state.kept.length ? `kept ${state.kept.map((k) => diceRow(k.dice)).join(" ")}` : "";
 
     const manual = config.source !== "virtual";
-    const waiting = manual && !state.throw && !state.finished;
+    const waiting = manual && !state.throw && !state.finished && state.phase !== "roll-off"
+      && state.turn_mode !== "points";
     $("entry").hidden = !(waiting && typing);
     $("camera-wait").hidden = !(waiting && !typing);
     $("camera-wait-text").textContent = `Throw ${state.dice_left} dice under the camera.`;
@@ -251,7 +256,8 @@
 
     const rows = state.players.map((p, i) =>
       `<tr class="${i === state.current && !state.finished ? "current" : ""}${p.name === state.winner ? " winner" : ""}">` +
-      `<td class="name">${escapeHtml(p.name)}${p.computer ? ' <small class="badge">computer</small>' : ""}</td>` +
+      `<td class="name">${escapeHtml(p.name)}${p.computer ? ' <small class="badge">computer</small>' : ""}` +
+      `${p.playing === false ? ' <small class="badge">left</small>' : ""}</td>` +
       `<td class="score">${p.score}</td><td>${p.on_board ? "yes" : "no"}</td></tr>`).join("");
     document.querySelector("#scores tbody").innerHTML = rows;
     // Other panels (advice.js) draw from the same state.
@@ -288,17 +294,12 @@
   $("entry-back").addEventListener("click", () => { entry.pop(); render(); });
   $("entry-done").addEventListener("click", () => act("throw", { dice: entry }));
 
-  if (keyboard) {
-    document.addEventListener("keydown", (event) => {
-      if (event.target.closest("input, select, textarea")) return;
-      const letter = event.key.toLowerCase();
-      if ((event.ctrlKey || event.metaKey) && letter === "z") { event.preventDefault(); act("undo"); return; }
-      if (event.ctrlKey || event.metaKey || event.altKey) return;
-      if (letter === "r") rollOn();
-      else if (letter === "g") bank();
-      else if (/^[1-6]$/.test(letter)) toggleDie(Number(letter) - 1);
-    });
-  }
+  // Other scripts (shortcuts.js, flow.js) act through these.
+  window.dicekeeper = {
+    config, act, rollOn, bank, toggleDie, say,
+    get state() { return state; },
+    get busy() { return busy; },
+  };
 
   const live = $("live-text");
   function follow() {

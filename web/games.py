@@ -13,12 +13,14 @@ import secrets
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from scorekeeper import Game, GameState, IllegalAction, Keep, Ruleset, RulesError, event_from_dict, house_rule, preset
+from scorekeeper import (Game, GameState, IllegalAction, Keep, Ruleset, RulesError, ScorekeeperError, event_from_dict,
+                         house_rule, preset)
 from scorekeeper.game import check_players
 
 from web.actions import ACTIONS, TABLE_ONLY, apply_action, roll_off_open, undo
@@ -256,17 +258,35 @@ class GameBook:
 
     def summaries(self, db: sqlite3.Connection) -> list[dict[str, Any]]:
         """Every game, newest first, with its outcome so far."""
-        ids = [r["id"] for r in db.execute("SELECT id FROM games ORDER BY id DESC").fetchall()]
+        rows = db.execute("SELECT id, abandoned_at FROM games ORDER BY id DESC").fetchall()
         out = []
-        for game_id in ids:
-            state = self.state(db, game_id)
+        for row in rows:
+            state = self.state(db, row["id"])
             out.append({
-                "id": game_id, "created_at": state["created_at"], "source": state["source"],
+                "id": row["id"], "created_at": state["created_at"], "source": state["source"],
                 "players": [p["name"] for p in state["players"]], "rules": state["rules"],
                 "version": state["version"], "finished": state["finished"], "winner": state["winner"],
-                "scores": [p["score"] for p in state["players"]],
+                "scores": [p["score"] for p in state["players"]], "abandoned_at": row["abandoned_at"],
             })
         return out
+
+    def abandon(self, db: sqlite3.Connection, game_id: int, abandoned: bool = True) -> None:
+        """Set an unfinished game aside (or, with `abandoned` False, take it up again)."""
+        record, state = self.snapshot(db, game_id)
+        if abandoned and state.finished:
+            raise InputError(f"game {game_id} is finished: only a game still being played can be abandoned")
+        with _transaction(db):
+            db.execute("UPDATE games SET abandoned_at = ? WHERE id = ?", (utc_now() if abandoned else None, record.id))
+        self.broker.publish(game_id)
+
+    def delete(self, db: sqlite3.Connection, game_id: int) -> None:
+        """Remove a game with its events and seats, for good."""
+        self.record(db, game_id)
+        with _transaction(db):
+            db.execute("DELETE FROM games WHERE id = ?", (game_id,))  # events and seats go with it (ON DELETE CASCADE)
+        with self._cache_lock:
+            self._cache.pop(game_id, None)
+        self.broker.publish(game_id)
 
     # ---- writing ----------------------------------------------------------------------------
     def create(self, db: sqlite3.Connection, players: object, rules: Ruleset, source: str | None = None,
@@ -380,6 +400,17 @@ def can_bank_with(state: GameState, keep: Keep) -> bool:
     return player.on_board or state.turn_total + keep.points >= rules.entry
 
 
+@contextmanager
+def _transaction(db: sqlite3.Connection) -> Iterator[None]:
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+
+
 def check_seat(record: GameRecord, game: Game, seat: int, action: str) -> None:
     """Raise NotYourTurn unless `seat` is to act and the action stays within its turn (for undo:
     the seat is still to act after it)."""
@@ -424,3 +455,16 @@ def import_payload(data: object) -> tuple[object, Ruleset, list[object], str | N
         source = "manual"
     return data.get("players"), rules, events, source
 
+
+
+def replay_problem(players: tuple[str, ...], rules: Ruleset, events: list[object]) -> str | None:
+    """Why an imported game's events do not replay, naming the first one refused; None when they do."""
+    game = Game(players, rules)
+    for number, data in enumerate(events, start=1):
+        kind = data.get("type") if isinstance(data, Mapping) else None
+        label = f"event {number} of {len(events)}" + (f" ({kind[:20]})" if isinstance(kind, str) else "")
+        try:
+            game.apply(event_from_dict(data))  # type: ignore[arg-type]
+        except ScorekeeperError as exc:
+            return f"{label} is refused: {exc}"
+    return None

@@ -130,7 +130,7 @@ def test_unknown_api_path_and_method_answer_json(client, new_table):
     assert "error" in client.get("/api/nothing").get_json()
     response = client.post(f"/api/games/{table.id}/dance", json={}, headers=table.auth)
     assert response.status_code == 404 and "unknown action 'dance'" in response.get_json()["error"]
-    response = client.delete(f"/api/games/{table.id}")
+    response = client.put(f"/api/games/{table.id}")
     assert response.status_code == 405 and "error" in response.get_json()
 
 

@@ -305,6 +305,12 @@
   function follow() {
     const stream = new EventSource(`/api/games/${config.id}/stream`);
     stream.addEventListener("state", (event) => show(JSON.parse(event.data)));
+    stream.addEventListener("gone", () => {
+      stream.close();
+      live.textContent = "this game was deleted";
+      $("live-dot").classList.remove("on");
+      say("This game was deleted from the history.", true);
+    });
     stream.onopen = () => { live.textContent = "live"; $("live-dot").classList.add("on"); };
     stream.onerror = () => { live.textContent = "reconnecting…"; $("live-dot").classList.remove("on"); };
     window.addEventListener("pagehide", () => stream.close());

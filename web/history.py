@@ -92,7 +92,7 @@ def game(game_id: int) -> ResponseReturnValue:
     return render_template(
         "history_game.html", game=record, state=GameBook.state_dict(record, played.state),
         turns=list(reversed(turn_rows(names, turns))), events=log_rows(played.log(), names),
-        chart=score_chart(names, turns, played.rules.target),
+        chart=score_chart(names, turns, played.state.rules.target),
     )
 
 

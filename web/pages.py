@@ -21,7 +21,7 @@ from web.seats import Actor, actor_for, give_seat, seated
 bp = Blueprint("pages", __name__)
 
 # Knobs the form shows by themselves; the rest go under "More rules".
-MAIN_KNOBS = ("target", "entry")
+MAIN_KNOBS = ("target", "entry", "starts")
 
 
 def book() -> GameBook:

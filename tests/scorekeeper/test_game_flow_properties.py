@@ -1,8 +1,10 @@
 """Property tests over random games of every preset with every kind of event."""
 
+import json
 import random
 from dataclasses import replace
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -103,3 +105,45 @@ def test_undo_then_redo_is_the_identity(rules, seed, steps):
         after = trial.redo()
         assert after == replace(before, version=after.version)
         assert trial.turns() == Game(game.players, rules, game.events).turns()
+
+
+def random_game(rules, seed: int, players: int, steps: int) -> Game:
+    rng = random.Random(seed)
+    game = Game([f"P{i}" for i in range(players)], rules)
+    for _ in range(steps):
+        try:
+            act(game, rng)
+        except IllegalAction:
+            pass
+    return game
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), players=st.integers(1, 4))
+def test_each_preset_replays_its_exported_events_to_the_same_scores(name, seed, players):
+    game = random_game(PRESETS[name], seed, players, 120)
+    exported = json.loads(json.dumps(game.to_dict()))  # through JSON text, as a file holds it
+    loaded = Game.from_dict(exported)
+    assert [p.score for p in loaded.state.players] == [p.score for p in game.state.players]
+    assert loaded.state == game.state and loaded.log() == game.log()
+
+
+@settings(max_examples=60, deadline=None)
+@given(rules=rulesets, seed=st.integers(0, 2**32 - 1), steps=st.integers(0, 80), back=st.integers(1, 6))
+def test_several_undos_then_as_many_redos_is_the_identity(rules, seed, steps, back):
+    game = random_game(rules, seed, 2, steps)
+    before, turns = game.state, game.turns()
+    undone = 0
+    for _ in range(back):
+        try:
+            game.undo_turn() if undone % 2 else game.undo()
+        except IllegalAction:
+            break
+        undone += 1
+        check_invariants(game)
+    for _ in range(undone):
+        game.redo()
+    after = game.state
+    assert after == replace(before, version=after.version)  # the redo stack below is as it was, too
+    assert game.turns() == turns

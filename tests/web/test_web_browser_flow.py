@@ -221,4 +221,6 @@ def test_changes_undo_turn_redo_and_the_history_strikes_through(live_server, ope
     assert [s.text for s in struck] == ["typed +500"]
     assert "line-through" in struck[0].value_of_css_property("text-decoration")
     assert "Annie, Bob, Cy" in history.find_element("tag name", "h1").text
+    assert history.find_element("css selector", "#chart line.target") is not None
+    history.execute_script("document.getElementById('events').scrollIntoView()")
     shoot(history, "history-struck-through", doc="history-undone.png")

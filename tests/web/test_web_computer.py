@@ -282,3 +282,22 @@ def test_games_of_another_process_are_found_too(computer_app, db_path):
         wait_until(lambda: table.get()["version"] > 0, timeout=5, message="the other process's game was not played")
     finally:
         other.extensions["dicekeeper.live"].close()
+
+
+def test_a_computer_rolls_its_die_in_a_begun_roll_off(computer_app):
+    client = computer_app.test_client()
+    table = Table(client, ["Ann", "*Hal"], rules="family", set=SHORT, source="virtual")
+    table.post("roll-off")  # Ann rolls: Hal's roll is next, and the worker rolls it
+
+    def decided_or_ann_again() -> dict | None:
+        state = table.get()
+        return state if state["roll_off"]["decided"] or (state["current"] == 0 and not state["roll_off"]["rolls"]) else None
+
+    for _ in range(20):  # a tie makes both roll again: Ann by hand, Hal by the worker
+        state = wait_until(decided_or_ann_again, message="Hal never rolled")
+        if state["roll_off"]["decided"]:
+            break
+        table.post("roll-off")
+    assert state["roll_off"]["decided"] and state["first"] in (0, 1)
+    rolls = [e for e in table.events() if e["type"] == "start-roll"]
+    assert len(rolls) % 2 == 0 and table.events()[:len(rolls)] == rolls  # Hal rolled each time, before any throw

@@ -135,7 +135,7 @@ def test_rename_target_add_and_remove_between_turns(new_table, client):
     table.post("throw", {"dice": [5, 2, 3, 4, 6]})
     table.post("bank", {"dice": [5]})
     page = client.get(f"/history/{table.id}").get_data(as_text=True)
-    assert "Cy:" in page and "Annie:" in page
+    assert "Cy:" in page and "Annie:" in page and "target 3000" in page
     assert "Cy" in client.get(f"/history/{table.id}.csv").get_data(as_text=True)
 
 
@@ -263,3 +263,18 @@ def test_the_history_strikes_through_undone_and_corrected_events(client, new_tab
     assert "<del>seat 1 renamed Robert</del>" in page and "corrected the throw to 1-2-3-4-5" in page
     table.post("redo")
     assert events_on_page(client, table.id)[5] == ("rename", "in-effect", False)
+
+
+# ---- who starts, chosen on the new-game form -----------------------------------------------------------------
+@pytest.mark.parametrize("rules, choice, starts", [
+    ("stone", "highest-roll", "highest-roll"), ("family", "seat-order", "seat-order"), ("family", "", "highest-roll"),
+    ("stone", "", "seat-order"),
+])
+def test_the_form_chooses_who_starts(client, rules, choice, starts):
+    page = client.get("/").get_data(as_text=True)
+    assert 'name="knob_starts"' in page and 'value="highest-roll"' in page
+    response = client.post("/games", data={"player": ["Ann", "Bob"], "rules": rules, "source": "manual",
+                                           "knob_starts": choice})
+    assert response.status_code == 302
+    state = client.get(response.headers["Location"].split("/table")[0].replace("/games/", "/api/games/")).get_json()
+    assert state["starts"] == starts and state["roll_off_open"] == (starts == "highest-roll")

@@ -75,3 +75,31 @@ def test_any_create_body_gets_201_or_a_clear_400(client, body):
         assert response.get_json()["error"] and after == before
     else:
         assert after == before + 1 and response.get_json()["state"]["version"] == 0
+
+
+flow_steps = st.sampled_from([
+    ("roll-off", {"face": 6}), ("roll-off", {"face": 3}), ("points", {"points": "+350"}), ("points", {"points": 500}),
+    ("points", {"points": 30}), ("farkle", {}), ("bank", {}), ("undo", {}), ("undo-turn", {}), ("redo", {}),
+    ("rename", {"player": 0, "name": "Annie"}), ("rename", {"player": 1, "name": "Ann"}),
+    ("target", {"target": 2000}), ("target", {"target": 300}), ("add-player", {"name": "Cy"}),
+    ("remove-player", {"player": 1}), ("throw", {"dice": [1, 5, 2, 3, 4]}), ("throw", {"dice": [2, 2, 3, 4, 6]}),
+    ("keep", {"dice": [1]}),
+])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=st.lists(flow_steps, min_size=1, max_size=30))
+def test_random_flow_actions_export_and_import_to_the_same_game(client, steps):
+    created = client.post("/api/games", json={"players": ["Ann", "Bob"], "rules": "family", "source": "manual"})
+    game_id, token = created.get_json()["id"], created.get_json()["token"]
+    headers = {"Authorization": f"Bearer {token}"}
+    for action, body in steps:
+        response = client.post(f"/api/games/{game_id}/{action}", json=body, headers=headers)
+        assert response.status_code in (200, 422), (action, body, response.get_json())
+    served = client.get(f"/api/games/{game_id}").get_json()
+    exported = client.get(f"/history/{game_id}.json").get_json()
+    imported = client.post("/api/games/import", json=exported)
+    assert imported.status_code == 201, imported.get_json()
+    again = imported.get_json()["state"]
+    same = ("players", "current", "phase", "turn_total", "target", "roll_off", "first", "can_redo", "version")
+    assert {k: again[k] for k in same} == {k: served[k] for k in same}

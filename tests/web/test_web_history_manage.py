@@ -151,8 +151,14 @@ def test_resume_abandon_and_delete_from_the_history_list(app, live_server, open_
              "the game was not deleted")
     assert [g["id"] for g in app.test_client().get("/api/games").get_json()] == [stranger.id, games[0].id]
 
-    window.find_element("id", "stats-link").click()
+    assert window.find_element("id", "stats-link").get_attribute("href").endswith("/history/stats")
+    for moves in ([("throw", [1, 5, 2, 3, 4]), ("bank", [1, 5]), ("throw", [2, 2, 3, 3, 4])],
+                  [("throw", [2, 2, 3, 3, 6]), ("throw", [1, 1, 1, 5, 2]), ("bank", [1, 1, 1, 5])],
+                  [("throw", [5, 2, 3, 4, 6]), ("bank", [5]), ("throw", [1, 1, 2, 3, 4]), ("bank", [1, 1])]):
+        play(Table(app.test_client(), ["Ann", "Bob"], rules="family", source="manual"), moves)
+    window.get(f"{live_server.url}/history/stats")
     wait_for(window, lambda d: d.find_elements("id", "stats"), 5)
     names = [r.get_attribute("data-player") for r in window.find_elements("css selector", "#stats tbody tr")]
     assert sorted(names) == ["Ann", "Bob", "Cy", "Dee"]
-    shoot(window, "stats")
+    assert len(window.find_elements("css selector", "#chart polyline.series")) == 2
+    shoot(window, "stats", doc="stats.png")

@@ -72,7 +72,7 @@ def test_dark_mode_follows_the_system_setting(app, live_server, open_window):
         seen[scheme] = (text, page, card)
         ratio = (max(text, page) + 0.05) / (min(text, page) + 0.05)
         assert ratio >= 7, f"{scheme}: text on the page has a contrast of {ratio:.1f}"
-        shoot(window, f"table-{scheme}")
+        shoot(window, f"table-{scheme}", doc="table-dark.png" if scheme == "dark" else None)
     assert seen["light"][1] > 0.8 and seen["dark"][1] < 0.05  # the page itself turns dark
     assert seen["dark"][2] < 0.05 and seen["dark"][0] > 0.7   # and so do the cards, with light text
 
@@ -107,7 +107,7 @@ def test_a_seated_phone_knows_who_it_is_and_buzzes_on_farkle_and_hot_dice(app, c
     table.post("keep", {"dice": [1, 1, 1, 5, 5]})  # every die scored: hot dice
     wait_for(phone, lambda d: len(d.execute_script("return window.__buzz")) == 2, 5, "no buzz on hot dice")
     assert phone.execute_script("return window.__buzz") == [3, 5]
-    shoot(phone, "phone-seat")
+    shoot(phone, "phone-seat", doc="phone-seat.png")
 
     for button in phone.find_elements("css selector", ".actions button"):
         if button.is_displayed():

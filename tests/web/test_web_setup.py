@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from scorekeeper import PRESETS
-from test_web_browser import LAPTOP, browser_ready, open_window, wait_for  # noqa: F401
+from test_web_browser import LAPTOP, browser_ready, open_window, shoot, wait_for  # noqa: F401
 from web.presets import label, missing_labels
 from web_helpers import api_state
 
@@ -50,6 +50,7 @@ def test_setup_in_the_browser_shows_friendly_presets_and_starts_with_blank_names
     select.select_by_value("farkle")
     description = window.find_element("id", "rules-description").text
     assert "three farkles in a row cost 1000" in description and "farkle." in description
+    shoot(window, "setup", doc="setup.png")
     start = window.find_element("id", "start")
     assert start.location["y"] + start.size["height"] <= window.execute_script("return innerHeight"), \
         "the start button is below the fold: setup is not one screen"

@@ -65,7 +65,7 @@ def test_the_qr_code_is_in_sight_without_scrolling_on_a_1366x768_laptop(app, liv
         " width: innerWidth, view: innerHeight, scrolled: scrollY};")
     assert box["scrolled"] == 0 and box["top"] >= 0 and box["height"] >= 100
     assert box["bottom"] <= box["view"] and box["right"] <= box["width"], box
-    shoot(window, "table-1366x768")
+    shoot(window, "table-1366x768", doc="table-laptop.png")
 
 
 def test_full_screen_button_and_wake_lock_while_the_game_runs(app, live_server, open_window):

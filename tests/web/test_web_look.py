@@ -117,3 +117,37 @@ def test_a_seated_phone_knows_who_it_is_and_buzzes_on_farkle_and_hot_dice(app, c
     rules.click()  # the scoring table, one tap away
     wait_for(phone, lambda d: f"/games/{table.id}/rules" in d.current_url, 5)
     assert "1-1-1" in phone.page_source or "1000" in phone.page_source
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_the_browser_finds_the_manifest_and_keyboard_focus_is_visible(live_server, open_window):
+    from selenium.webdriver.common.keys import Keys
+
+    window = open_window(LAPTOP)
+    window.get(f"{live_server.url}/")
+    manifest = window.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "fetch(document.querySelector('link[rel=manifest]').href)"
+        ".then(r => r.json().then(m => done({type: r.headers.get('content-type'), name: m.name, icons: m.icons})))"
+        ".catch(e => done({error: String(e)}));")
+    assert manifest.get("name") == "dicekeeper", manifest
+    assert manifest["type"].startswith("application/manifest+json")
+    loaded = window.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "Promise.all(arguments[0].map(src => new Promise(ok => { const i = new Image();"
+        " i.onload = () => ok(i.naturalWidth); i.onerror = () => ok(0); i.src = src; }))).then(done);",
+        [icon["src"] for icon in manifest["icons"]] + ["/favicon.ico"])
+    assert loaded == [192, 512, 32]
+    assert window.execute_script("return document.documentElement.lang") == "en"
+
+    body = window.find_element("tag name", "body")
+    body.send_keys(Keys.TAB)
+    outlines = []
+    for _ in range(6):
+        focused = window.switch_to.active_element
+        style = window.execute_script(
+            "const s = getComputedStyle(arguments[0]); return [s.outlineStyle, parseFloat(s.outlineWidth)];", focused)
+        outlines.append((focused.tag_name, style[0], style[1]))
+        focused.send_keys(Keys.TAB)
+    assert all(kind != "none" and width >= 2 for _, kind, width in outlines), outlines

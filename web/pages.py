@@ -14,8 +14,8 @@ from scorekeeper import DEFAULT_PRESET, HOUSE_RULES, PRESETS, ScorekeeperError, 
 from web import db as database
 from web.access import token_from
 from web.dice_sources import SOURCES, camera_present
-from web.presets import LABELS
 from web.games import MAX_PLAYERS, GameBook, GameNotFound, GameRecord, InputError, ruleset_from_request
+from web.presets import LABELS
 from web.seats import Actor, actor_for, give_seat, seated
 
 bp = Blueprint("pages", __name__)

@@ -56,8 +56,12 @@ def test_scores_are_at_least_64_px_high_on_a_1080p_screen(app, live_server, open
 
 
 def test_the_qr_code_is_in_sight_without_scrolling_on_a_1366x768_laptop(app, live_server, open_window):
-    table = Table(app.test_client(), ["Ann", "Bob", "Cy", "Dee"], rules="family")
+    table = Table(app.test_client(), ["Ann", "Bob", "Cy", "Dee"], rules="family", source="manual")
+    table.post("throw", {"dice": [1, 1, 5, 2, 3]})
+    table.post("bank", {"dice": [1, 1, 5]})
+    table.post("throw", {"dice": [5, 5, 5, 1, 4]})  # Bob's throw waits for a keep
     window = table_window(live_server, open_window, table, SMALL_LAPTOP)
+    window.find_element("css selector", "#keeps button.keep").click()
     assert window.execute_script("return window.innerHeight") <= 768
     box = window.execute_script(
         "const r = document.querySelector('#qr svg').getBoundingClientRect();"

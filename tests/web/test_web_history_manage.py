@@ -53,6 +53,21 @@ def test_deleting_takes_events_and_seats_with_it(app, client, new_table):
     assert client.post(f"/history/{table.id}/delete?token={table.token}").status_code == 404
 
 
+def test_an_open_stream_hears_that_its_game_was_deleted(app, live_server):
+    from web_helpers import EventStream
+
+    table = Table(app.test_client(), ["Ann", "Bob"], rules="family")
+    stream = EventStream(f"{live_server.url}/api/games/{table.id}/stream")
+    try:
+        event, data, _ = stream.next_event()
+        assert event == "state" and data["id"] == table.id
+        assert app.test_client().delete(f"/api/games/{table.id}", headers=table.auth).status_code == 204
+        event, data, _ = stream.next_event()
+        assert (event, data) == ("gone", {"id": table.id})
+    finally:
+        stream.close()
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [

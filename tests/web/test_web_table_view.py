@@ -78,6 +78,8 @@ def test_full_screen_button_and_wake_lock_while_the_game_runs(app, live_server, 
     wait_for(window, lambda d: d.execute_script("return window.__wake.held"), 5, "no wake lock asked for")
     assert "awake" in window.find_element("id", "wake-state").text
 
+    rules = window.find_element("id", "table-rules")  # the scoring table, one click away
+    assert rules.is_displayed() and rules.get_attribute("href").endswith(f"/games/{table.id}/rules")
     button = window.find_element("id", "fullscreen")
     assert button.is_displayed() and button.text == "Full screen"
     button.click()

@@ -94,6 +94,7 @@ def test_a_seated_phone_knows_who_it_is_and_buzzes_on_farkle_and_hot_dice(app, c
     phone.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_VIBRATION})
     phone.get(f"{live_server.url}/games/{table.id}/play?token={seat}")
     wait_live(phone)
+    assert phone.find_element("css selector", ".topbar").size["height"] <= 48  # the links fit one line
     assert phone.find_element("id", "whoami").text == "This phone: Bob"
     assert phone.find_element("id", "whose-turn").text == "Ann's turn"
     assert phone.execute_script("return window.__buzz") == []

@@ -163,9 +163,9 @@ def import_game() -> ResponseReturnValue:
 def rematch(game_id: int) -> ResponseReturnValue:
     """The same players and rules again, the starting player moved on by one (table only)."""
     require_token(game_id, table_only=True)
-    record, game, notice = book().rematch(database.get_db(), game_id)
-    answer: dict[str, Any] = {"id": record.id, "token": record.token,
-                              "state": GameBook.state_dict(record, game.state)}
+    conn = database.get_db()
+    record, notice = book().rematch(conn, game_id)
+    answer: dict[str, Any] = {"id": record.id, "token": record.token, "state": book().state(conn, record.id)}
     if notice:
         answer["notice"] = notice
     return jsonify(answer), 201

@@ -153,6 +153,7 @@ class GameBook:
         self.broker = broker
         self.default_source = default_source
         self._cache_lock = threading.Lock()
+        self._rematch_lock = threading.Lock()
         self._cache: OrderedDict[int, _Live] = OrderedDict()
 
     # ---- reading ----------------------------------------------------------------------------
@@ -324,12 +325,26 @@ class GameBook:
         self.broker.publish(game_id)
         return record, game, choice.notice
 
-    def rematch(self, db: sqlite3.Connection, game_id: int) -> tuple[GameRecord, Game, str | None]:
+    def rematch(self, db: sqlite3.Connection, game_id: int) -> tuple[GameRecord, str | None]:
         """A new game of the same players (those still playing) and rules, on the same dice; the
-        player who started goes last, so the start moves round the table."""
-        record, state = self.snapshot(db, game_id)
-        names = [player.name for player in state.players if player.playing]
-        return self.create(db, names[1:] + names[:1], record.rules, record.source)
+        player who started goes last, so the start moves round the table. A game has one rematch:
+        asking again answers the one already started."""
+        with self._rematch_lock:
+            started = self.rematch_of(db, game_id)
+            if started is not None:
+                return started, None
+            record, state = self.snapshot(db, game_id)
+            names = [player.name for player in state.players if player.playing]
+            fresh, _, notice = self.create(db, names[1:] + names[:1], record.rules, record.source)
+            with _transaction(db):
+                db.execute("UPDATE games SET rematch_id = ? WHERE id = ?", (fresh.id, record.id))
+            return fresh, notice
+
+    def rematch_of(self, db: sqlite3.Connection, game_id: int) -> GameRecord | None:
+        """The rematch started from this game, if there is one."""
+        self.record(db, game_id)
+        row = db.execute("SELECT rematch_id FROM games WHERE id = ?", (game_id,)).fetchone()
+        return self.record(db, row["rematch_id"]) if row["rematch_id"] is not None else None
 
     def record_action(self, db: sqlite3.Connection, game_id: int, action: str, payload: Mapping[str, object],
                       expected_version: int | None = None, seat: int | None = None) -> dict[str, Any]:

@@ -159,11 +159,31 @@ def rematch(game_id: int) -> ResponseReturnValue:
     """The game-over screen's Rematch: opens the new game in the same view (table or phone)."""
     record, _, _ = game_for_page(game_id)
     try:
-        fresh, _, notice = book().rematch(database.get_db(), record.id)
+        fresh, notice = book().rematch(database.get_db(), record.id)
     except (ScorekeeperError, InputError) as exc:
         abort(400, str(exc))
     view = "pages.play" if request.args.get("view") == "play" else "pages.table"
     return redirect(url_for(view, game_id=fresh.id, token=fresh.token, notice=notice))
+
+
+@bp.get("/games/<int:game_id>/next")
+def follow_rematch(game_id: int) -> ResponseReturnValue:
+    """Another device's way into the rematch: the table's link opens the new game as the table,
+    a seat's link opens a seat of the same player in it."""
+    record, _, actor = game_for_page(game_id, seats_welcome=True)
+    conn = database.get_db()
+    fresh = book().rematch_of(conn, record.id)
+    if fresh is None:
+        abort(404, f"No rematch of game {game_id} has been started yet: press Rematch on the table view.")
+    if actor.is_table:
+        view = "pages.play" if request.args.get("view") == "play" else "pages.table"
+        return redirect(url_for(view, game_id=fresh.id, token=fresh.token))
+    _, state = book().snapshot(conn, record.id)
+    name = state.players[actor.seat].name  # type: ignore[index]
+    if name not in fresh.players:
+        abort(403, f"{name} is not in the rematch.")
+    seat_token = give_seat(conn, fresh, fresh.players.index(name), len(fresh.players))
+    return redirect(url_for("pages.play", game_id=fresh.id, token=seat_token))
 
 
 @bp.post("/games/<int:game_id>/seats/<int:player>")

@@ -10,7 +10,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 
-from scorekeeper import Event, Game, IllegalAction, LogEntry, ScorekeeperError, TurnRecord
+from scorekeeper import Event, Game, LogEntry, ScorekeeperError, TurnRecord
 from web import db as database
 from web.access import token_from
 from web.seats import actor_for

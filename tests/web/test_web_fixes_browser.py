@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 from test_web_browser import DOC_SHOTS, LAPTOP, PHONE, browser_ready, open_window, shoot, wait_for, wait_live  # noqa: F401

@@ -132,6 +132,21 @@ def test_player_stats_per_game_average(client, new_table):
 
 @pytest.mark.browser
 @pytest.mark.slow
+def test_an_import_error_in_the_browser_is_one_plain_sentence(live_server, open_window, tmp_path):
+    bad = tmp_path / "photo.json"
+    bad.write_bytes(b"\x89PNG\r\n\x1a\n not a game")
+    window = open_window(LAPTOP)
+    window.get(f"{live_server.url}/history/")
+    window.find_element("css selector", "#import-form input[type=file]").send_keys(str(bad))
+    window.find_element("css selector", "#import-form button[type=submit]").click()
+    wait_for(window, lambda d: d.find_elements("id", "import-error"), 5, "no import error shown")
+    message = window.find_element("id", "import-error").text
+    assert message == ("photo.json is not an exported game: it is not JSON text. Import a file saved with "
+                       "Export JSON on a game's history page.")
+
+
+@pytest.mark.browser
+@pytest.mark.slow
 def test_resume_abandon_and_delete_from_the_history_list(app, live_server, open_window):
     window = open_window(LAPTOP)
     games = [Table(app.test_client(), ["Ann", "Bob"], rules="family") for _ in range(2)]

@@ -94,3 +94,40 @@ def test_full_screen_button_and_wake_lock_while_the_game_runs(app, live_server, 
     wait_for(window, lambda d: not d.execute_script("return window.__wake.held"), 5, "lock kept after the game")
     wake = window.execute_script("return window.__wake")
     assert wake["requests"] == 1 and wake["releases"] == 1
+
+
+# Stands in for Web Audio and records the frequency of every tone played.
+RECORD_TONES = """
+window.__tones = [];
+window.AudioContext = class {
+  constructor() { this.currentTime = 0; this.destination = {}; }
+  createOscillator() {
+    return {frequency: {set value(f) { window.__tones.push(f); }}, connect: (node) => node, start() {}, stop() {}};
+  }
+  createGain() { return {gain: {setValueAtTime() {}, exponentialRampToValueAtTime() {}}, connect: (n) => n}; }
+};
+"""
+
+
+def test_the_table_plays_a_sound_on_a_farkle_and_hot_dice_once_switched_on(app, live_server, open_window):
+    table = Table(app.test_client(), ["Ann", "Bob"], rules="family", source="manual")
+    window = open_window(SMALL_LAPTOP)
+    window.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_TONES})
+    window.get(f"{live_server.url}/games/{table.id}/table?token={table.token}")
+    wait_live(window)
+    sound = window.find_element("id", "sound")
+    assert sound.text == "Sound: off"
+    table.post("throw", {"dice": [2, 2, 3, 3, 4]})  # a farkle, with the sound off: silence
+    wait_for(window, lambda d: "Farkle" in d.find_element("id", "selection").text, 5)
+    assert window.execute_script("return window.__tones") == []
+
+    sound.click()
+    assert sound.text == "Sound: on" and sound.get_attribute("aria-pressed") == "true"
+    table.post("throw", {"dice": [2, 3, 3, 4, 6]})  # Bob farkles: a low tune
+    wait_for(window, lambda d: d.execute_script("return window.__tones") == [330, 220], 5, "no sound on a farkle")
+    table.post("throw", {"dice": [1, 1, 1, 5, 5]})
+    table.post("keep", {"dice": [1, 1, 1, 5, 5]})  # hot dice: a rising tune
+    wait_for(window, lambda d: len(d.execute_script("return window.__tones")) == 4, 5, "no sound on hot dice")
+    assert window.execute_script("return window.__tones") == [330, 220, 660, 880]
+    window.refresh()  # the choice is remembered on this device
+    assert window.find_element("id", "sound").text == "Sound: on"

@@ -12,14 +12,6 @@
     try { navigator.vibrate(PATTERNS[kind]); } catch (error) { /* refused: not worth a message */ }
   }
 
-  function news(before, after) {
-    if (after.version <= before.version) return null;
-    if (after.finished && !before.finished) return "win";
-    if (after.last_farkle && after.last_farkle.faces.length && !before.last_farkle) return "farkle";
-    if (after.hot_dice && !before.hot_dice) return "hot";
-    return null;
-  }
-
   function draw(state) {
     const seat = game.config.seat;
     const current = state.players[state.current].name;
@@ -37,7 +29,7 @@
   let seen = game.state;
   draw(seen);
   document.addEventListener("dicekeeper:state", (event) => {
-    const kind = news(seen, event.detail);
+    const kind = window.dicekeeperNews(seen, event.detail);
     seen = event.detail;
     draw(seen);
     if (kind) buzz(kind);

@@ -1,4 +1,5 @@
-// The table view on a big screen: a full-screen button, and the screen kept awake while a game runs.
+// The table view on a big screen: a full-screen button, the screen kept awake while a game runs,
+// and, when switched on, a short sound on a farkle, hot dice and the win.
 "use strict";
 
 (() => {
@@ -48,9 +49,49 @@
     say("");
   }
 
+  // ---- sound ----
+  const soundButton = document.getElementById("sound");
+  const TUNES = { farkle: [330, 220], hot: [660, 880], win: [523, 659, 784] };
+  let soundOn = false;
+  let audio = null;
+  try { soundOn = localStorage.getItem("dicekeeper.sound") === "on"; } catch (error) { /* private mode */ }
+
+  function showSound() {
+    soundButton.setAttribute("aria-pressed", String(soundOn));
+    soundButton.textContent = soundOn ? "Sound: on" : "Sound: off";
+  }
+
+  function play(kind) {
+    const Context = window.AudioContext || window.webkitAudioContext;
+    if (!soundOn || !Context) return;
+    audio = audio || new Context();
+    TUNES[kind].forEach((frequency, i) => {
+      const tone = audio.createOscillator();
+      const volume = audio.createGain();
+      const start = audio.currentTime + i * 0.16;
+      tone.frequency.value = frequency;
+      volume.gain.setValueAtTime(0.2, start);
+      volume.gain.exponentialRampToValueAtTime(0.001, start + 0.15);
+      tone.connect(volume).connect(audio.destination);
+      tone.start(start);
+      tone.stop(start + 0.16);
+    });
+  }
+
+  soundButton.addEventListener("click", () => {
+    soundOn = !soundOn;
+    try { localStorage.setItem("dicekeeper.sound", soundOn ? "on" : "off"); } catch (error) { /* private mode */ }
+    showSound();
+  });
+  showSound();
+
+  let seen = null;
   document.addEventListener("dicekeeper:state", (event) => {
     running = !event.detail.finished;
     if (running) keepAwake(); else letSleep();
+    const kind = window.dicekeeperNews(seen, event.detail);
+    seen = event.detail;
+    if (kind) play(kind);
   });
   // The browser drops the lock when the page is hidden; it is asked for again on return.
   document.addEventListener("visibilitychange", keepAwake);

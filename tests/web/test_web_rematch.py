@@ -80,6 +80,8 @@ def test_rematch_from_the_game_over_screen(app, live_server, open_window):
     window.get(f"{live_server.url}/games/{table.id}/table?token={table.token}")
     wait_live(window)
     assert "Game over" in window.find_element("id", "turn-line").text
+    assert not window.find_element("id", "roll").is_displayed() and not window.find_element("id", "bank").is_displayed()
+    assert "Hot dice" not in window.find_element("id", "selection").text
     link = window.find_element("id", "new-with-players")
     assert link.is_displayed() and link.get_attribute("href").endswith(f"/?from={table.id}")
     assert window.find_element("id", "join-rematch").is_displayed()

@@ -213,7 +213,7 @@
         ? (farkle.faces.length ? `Farkle: ${farkle.player} threw ${farkle.faces.join("-")}.` : `Farkle: ${farkle.player}.`)
         : "";
       if (fixing) selection.textContent = fixIndex === null ? "Tap the misread die." : "Tap the die's real face.";
-      if (state.hot_dice) selection.textContent = "Hot dice! Every die scored: throw them all again.";
+      if (state.hot_dice && !state.finished) selection.textContent = "Hot dice! Every die scored: throw them all again.";
     } else if (selected.size === 0) {
       selection.textContent = fixing ? "Tap the misread die." : "Tap dice to keep, or a keep below.";
     } else if (keep) {
@@ -242,9 +242,10 @@
     $("entry-done").disabled = busy || entry.length !== state.dice_left;
 
     // With real dice and no throw yet, the keypad above is the way to go on.
-    $("roll").hidden = manual && !state.throw && !state.finished;
+    $("roll").hidden = state.finished || (manual && !state.throw);
     $("roll").disabled = busy || state.finished || (state.throw ? !keep : manual);
     $("bank").disabled = busy || state.finished || (state.throw ? !(keep && keep.can_bank) : !state.can_bank);
+    $("bank").hidden = state.finished;
     $("piggyback").hidden = !state.can_piggyback;
     $("piggyback").disabled = busy;
     $("correct").hidden = !fixableFaces();

@@ -16,7 +16,7 @@
     const seat = game.config.seat;
     const current = state.players[state.current].name;
     if (seat === null) {
-      who.textContent = "This phone: the whole table (any player)";
+      who.textContent = "This phone: the table";
     } else {
       who.textContent = `This phone: ${state.players[seat].name}`;
     }

@@ -15,7 +15,7 @@ from web import db as database
 from web.access import token_from
 from web.dice_sources import SOURCES, camera_present
 from web.games import MAX_PLAYERS, GameBook, GameNotFound, GameRecord, InputError, ruleset_from_request
-from web.presets import LABELS
+from web.presets import LABELS, label
 from web.seats import Actor, actor_for, give_seat, seated
 
 bp = Blueprint("pages", __name__)
@@ -79,6 +79,11 @@ def names_from_form(rows: list[str]) -> list[str]:
     while len(names) > 2 and not names[-1]:
         names.pop()
     return [name or f"Player {place}" for place, name in enumerate(names, start=1)]
+
+
+@bp.app_template_filter("preset_title")
+def preset_title(code: str) -> str:
+    return label(code).title
 
 
 @bp.get("/")

@@ -64,3 +64,11 @@ def test_setup_in_the_browser_shows_friendly_presets_and_starts_with_blank_names
     assert Select(window.find_element("id", "rules")).first_selected_option.get_attribute("value") == "farkle"
     names = [i.get_attribute("value") for i in window.find_elements("css selector", "#players input")]
     assert names == ["Player 1", "Player 2"]
+
+
+def test_pages_show_the_presets_title_with_its_code(client, new_table):
+    table = new_table(["Ann", "Bob"], rules="farkle")
+    history = client.get("/history/").get_data(as_text=True)
+    assert 'Farkle (modern) <small class="code">farkle</small>' in history
+    view = client.get(f"/games/{table.id}/table?token={table.token}").get_data(as_text=True)
+    assert "· Farkle (modern) ·" in view

@@ -44,8 +44,9 @@ def score_chart(players: tuple[str, ...], turns: tuple[TurnRecord, ...], target:
     return line_chart(list(zip(players, history)), rounds, target)
 
 
-def line_chart(lines: list[tuple[str, list[tuple[int, int]]]], x_max: int, reference: int | None = None) -> Chart:
-    """One line per name through its (x, value) points, x from 0 to `x_max`; `reference` is a
+def line_chart(lines: list[tuple[str, list[tuple[int, int]]]], x_max: int, reference: int | None = None,
+               x_min: int = 0) -> Chart:
+    """One line per name through its (x, value) points, x from `x_min` to `x_max`; `reference` is a
     dashed line across (a target), and is always in range."""
     values = [v for _, points in lines for _, v in points]
     high = max(reference or 0, *values, 1)
@@ -53,14 +54,14 @@ def line_chart(lines: list[tuple[str, list[tuple[int, int]]]], x_max: int, refer
     low = (min(0, *values) // step) * step  # penalties: down to a whole step below zero
 
     def x_of(x: float) -> float:
-        return round(LEFT + (WIDTH - LEFT - RIGHT) * x / max(x_max, 1), 1)
+        return round(LEFT + (WIDTH - LEFT - RIGHT) * (x - x_min) / max(x_max - x_min, 1), 1)
 
     def y_of(value: float) -> float:
         return round(HEIGHT - BOTTOM - (HEIGHT - TOP - BOTTOM) * (value - low) / (high - low), 1)
 
     y_ticks = tuple((y_of(v), v) for v in range(int(low), int(high) + 1, int(step)))
-    x_step = max(1, _nice_step(x_max / 8))
-    x_ticks = tuple((x_of(x), x) for x in range(0, x_max + 1, int(x_step)))
+    x_step = max(1, _nice_step((x_max - x_min) / 8))
+    x_ticks = tuple((x_of(x), x) for x in range(x_min, x_max + 1, int(x_step)))
     series = tuple(
         Series(name, COLOURS[i % len(COLOURS)], tuple((x_of(x), y_of(v)) for x, v in points),
                tuple(v for _, v in points))

@@ -66,4 +66,4 @@ def average_turn_chart(players: list[PlayerStats]) -> Chart:
     """Each player's average turn in each of their games, game after game."""
     lines = [(p.name, [(i, round(avg)) for i, (_, avg) in enumerate(p.per_game, start=1)]) for p in players]
     longest = max((len(p.per_game) for p in players), default=1)
-    return line_chart(lines, max(longest, 1))
+    return line_chart(lines, max(longest, 1), x_min=1)

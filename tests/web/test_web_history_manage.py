@@ -192,3 +192,16 @@ def test_resume_abandon_and_delete_from_the_history_list(app, live_server, open_
     assert sorted(names) == ["Ann", "Bob", "Cy", "Dee"]
     assert len(window.find_elements("css selector", "#chart polyline.series")) == 2
     shoot(window, "stats", doc="stats.png")
+
+
+def test_the_stats_chart_counts_games_from_one():
+    from web.stats import PlayerStats, average_turn_chart
+
+    chart = average_turn_chart([PlayerStats("Ann", per_game=[(4, 120.0), (9, 80.0), (12, 300.0)]),
+                                PlayerStats("Bob", per_game=[(4, 50.0)])])
+    assert [x for _, x in chart.x_ticks] == [1, 2, 3]
+    ann, bob = chart.series
+    assert ann.scores == (120, 80, 300) and bob.scores == (50,)
+    assert ann.points[0][0] == chart.left and ann.points[-1][0] == chart.right  # game 1 to game 3
+    single = average_turn_chart([PlayerStats("Cy", per_game=[(1, 75.0)])])
+    assert single.series[0].points[0][0] == single.left

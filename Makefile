@@ -2,7 +2,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint bench install train clean
+.PHONY: run test lint bench install train clean screenshots
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,12 @@ lint: install
 
 test: lint
 	$(BIN)/python -m pytest
+
+# Rewrites the pictures in docs/screenshots/ from the browser tests (make test never touches them).
+screenshots: install
+	DICEKEEPER_UPDATE_SCREENSHOTS=1 $(BIN)/python -m pytest -q -p no:randomly -m browser \
+		tests/web/test_web_browser.py tests/web/test_web_browser_flow.py tests/web/test_web_table_view.py tests/web/test_web_look.py \
+		tests/web/test_web_setup.py tests/web/test_web_history_manage.py
 
 # Rebuilds the training data and both models from scratch (about 90 minutes on 2 cores).
 train: install

@@ -192,13 +192,14 @@ class Table:
         handler = _HANDLERS.get(type(event))
         if handler is None:
             raise TypeError(f"{type(event).__name__} cannot be folded directly")
-        began = self.turn_began
+        began, farkle = self.turn_began, self.last_farkle
         if isinstance(event, TURN_OPENERS) and not self.started:
             self.turn_began = self.applied
+        self.last_farkle = None  # a farkle is news only until the next event
         try:
             handler(self, event)
         except BaseException:
-            self.turn_began = began  # a refused event changes nothing, not even this
+            self.turn_began, self.last_farkle = began, farkle  # a refused event changes nothing, not even these
             raise
         self.applied += 1
 

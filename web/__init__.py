@@ -55,11 +55,12 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     )
 
     from web import api, history, pages, rules_page
-    from web import camera
+    from web import camera, install
 
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)
     app.register_blueprint(history.bp)
     app.register_blueprint(rules_page.bp)
+    app.register_blueprint(install.bp)
     app.register_blueprint(camera.bp)  # the camera's pages; its loop is a worker (web.workers)
     return app

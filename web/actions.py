@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from scorekeeper import Game, GameState, IllegalRollOff
+from scorekeeper import Banked, Game, GameState, IllegalRollOff, Kept
 
 from web.dice_sources import Roller
 from web.inputs import InputError, name_problem
@@ -71,7 +71,7 @@ def apply_action(game: Game, source: str, roller: Roller, action: str, payload: 
     elif action == "farkle":
         game.declare_farkle()
     elif action == "undo":
-        game.undo()
+        undo(game)
     elif action == "undo-turn":
         game.undo_turn()
     elif action == "redo":
@@ -86,6 +86,15 @@ def apply_action(game: Game, source: str, roller: Roller, action: str, payload: 
         game.remove_player(_seat(payload))
     else:
         raise InputError(f"unknown action {action!r}; known: {', '.join(ACTIONS)}")
+
+
+def undo(game: Game) -> None:
+    """Take back the last event; a bank that set dice aside first takes that keep back with it, so
+    the throw is on the table again as it was before Bank was pressed."""
+    in_effect = [entry.event for entry in game.log() if entry.status == "in-effect"][-2:]
+    game.undo()
+    if [type(event) for event in in_effect] == [Kept, Banked]:
+        game.undo()
 
 
 def _roll_for_start(game: Game, source: str, roller: Roller, face: object) -> None:

@@ -152,6 +152,41 @@ def import_game() -> ResponseReturnValue:
     return jsonify({"id": record.id, "token": record.token, "state": GameBook.state_dict(record, game.state)}), 201
 
 
+@bp.post("/games/<int:game_id>/rematch")
+def rematch(game_id: int) -> ResponseReturnValue:
+    """The same players and rules again, the starting player moved on by one (table only)."""
+    require_token(game_id, table_only=True)
+    conn = database.get_db()
+    record, notice = book().rematch(conn, game_id)
+    answer: dict[str, Any] = {"id": record.id, "token": record.token, "state": book().state(conn, record.id)}
+    if notice:
+        answer["notice"] = notice
+    return jsonify(answer), 201
+
+
+@bp.post("/games/<int:game_id>/abandon")
+def abandon_game(game_id: int) -> ResponseReturnValue:
+    """Set an unfinished game aside; {"abandoned": false} takes it up again (table only)."""
+    require_token(game_id, table_only=True)
+    body = json_body(MAX_ACTION_BODY)
+    unknown = sorted(set(body) - {"abandoned"})
+    if unknown:
+        raise ApiError(400, f"unknown field {unknown[0]!r}; known: abandoned")
+    abandoned = body.get("abandoned", True)
+    if not isinstance(abandoned, bool):
+        raise ApiError(400, f'"abandoned" must be true or false, not {abandoned!r}')
+    book().abandon(database.get_db(), game_id, abandoned)
+    return jsonify({"id": game_id, "abandoned": abandoned})
+
+
+@bp.delete("/games/<int:game_id>")
+def delete_game(game_id: int) -> ResponseReturnValue:
+    """Remove a game, its events and its seats for good (table only)."""
+    require_token(game_id, table_only=True)
+    book().delete(database.get_db(), game_id)
+    return "", 204
+
+
 @bp.get("/games")
 def list_games() -> ResponseReturnValue:
     return jsonify(book().summaries(database.get_db()))
@@ -265,7 +300,10 @@ def stream_game(game_id: int) -> ResponseReturnValue:
     games.record(database.get_db(), game_id)  # 404 before the stream starts
 
     def render(conn: sqlite3.Connection) -> tuple[object, str]:
-        state = games.state(conn, game_id)
+        try:
+            state = games.state(conn, game_id)
+        except GameNotFound:  # deleted while the page was open
+            return "gone", _sse("gone", {"id": game_id})
         return state["version"], _sse("state", state, state["version"])
 
     return _stream(game_id, render)

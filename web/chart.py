@@ -41,26 +41,34 @@ def score_chart(players: tuple[str, ...], turns: tuple[TurnRecord, ...], target:
     history: list[list[tuple[int, int]]] = [[(0, 0)] for _ in players]
     for turn in turns:
         history[turn.player].append(((turn.number - 1) // n + 1, turn.score_after))
-    scores = [s for h in history for _, s in h]
-    high = max(target, *scores, 1)
-    step = _nice_step((high - min(0, *scores)) / 6)
-    low = (min(0, *scores) // step) * step  # penalties: down to a whole step below zero
+    return line_chart(list(zip(players, history)), rounds, target)
 
-    def x_of(round_number: float) -> float:
-        return round(LEFT + (WIDTH - LEFT - RIGHT) * round_number / max(rounds, 1), 1)
 
-    def y_of(score: float) -> float:
-        return round(HEIGHT - BOTTOM - (HEIGHT - TOP - BOTTOM) * (score - low) / (high - low), 1)
+def line_chart(lines: list[tuple[str, list[tuple[int, int]]]], x_max: int, reference: int | None = None,
+               x_min: int = 0) -> Chart:
+    """One line per name through its (x, value) points, x from `x_min` to `x_max`; `reference` is a
+    dashed line across (a target), and is always in range."""
+    values = [v for _, points in lines for _, v in points]
+    high = max(reference or 0, *values, 1)
+    step = _nice_step((high - min(0, *values)) / 6)
+    low = (min(0, *values) // step) * step  # penalties: down to a whole step below zero
+
+    def x_of(x: float) -> float:
+        return round(LEFT + (WIDTH - LEFT - RIGHT) * (x - x_min) / max(x_max - x_min, 1), 1)
+
+    def y_of(value: float) -> float:
+        return round(HEIGHT - BOTTOM - (HEIGHT - TOP - BOTTOM) * (value - low) / (high - low), 1)
 
     y_ticks = tuple((y_of(v), v) for v in range(int(low), int(high) + 1, int(step)))
-    x_step = max(1, _nice_step(rounds / 8))
-    x_ticks = tuple((x_of(r), r) for r in range(0, rounds + 1, int(x_step)))
+    x_step = max(1, _nice_step((x_max - x_min) / 8))
+    x_ticks = tuple((x_of(x), x) for x in range(x_min, x_max + 1, int(x_step)))
     series = tuple(
-        Series(name, COLOURS[i % len(COLOURS)], tuple((x_of(r), y_of(s)) for r, s in history[i]),
-               tuple(s for _, s in history[i]))
-        for i, name in enumerate(players)
+        Series(name, COLOURS[i % len(COLOURS)], tuple((x_of(x), y_of(v)) for x, v in points),
+               tuple(v for _, v in points))
+        for i, (name, points) in enumerate(lines)
     )
-    return Chart(WIDTH, HEIGHT, series, y_ticks, x_ticks, y_of(target) if target <= high else None)
+    target_y = y_of(reference) if reference is not None and reference <= high else None
+    return Chart(WIDTH, HEIGHT, series, y_ticks, x_ticks, target_y)
 
 
 def _nice_step(raw: float) -> int:

@@ -13,7 +13,8 @@ import secrets
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, UTC
 from typing import Any
@@ -23,15 +24,19 @@ from scorekeeper import (
     Game,
     GameState,
     IllegalAction,
+    Keep,
     Ruleset,
     RulesError,
+    ScorekeeperError,
     compose_ruleset,
     event_from_dict,
+    house_rule,
+    preset,
     ruleset_from_dict,
 )
 from scorekeeper.game import check_players
 
-from web.actions import ACTIONS, TABLE_ONLY, apply_action, roll_off_open
+from web.actions import ACTIONS, TABLE_ONLY, apply_action, roll_off_open, undo
 from web.advice import advice_for
 from web.dice_sources import SOURCES, Roller, choose_source
 from web.inputs import InputError, name_problem, valid_game_id
@@ -149,6 +154,7 @@ class GameBook:
         self.broker = broker
         self.default_source = default_source
         self._cache_lock = threading.Lock()
+        self._rematch_lock = threading.Lock()
         self._cache: OrderedDict[int, _Live] = OrderedDict()
 
     # ---- reading ----------------------------------------------------------------------------
@@ -242,6 +248,8 @@ class GameBook:
         assert isinstance(players, list)
         for player in players:
             player["computer"] = is_computer(player["name"])
+        for keep, listed in zip(state.keeps, data["keeps"]):  # type: ignore[arg-type]
+            listed["can_bank"] = can_bank_with(state, keep)
         return {"id": record.id, "source": record.source, "created_at": record.created_at, **data,
                 "starts": state.rules.starts, "roll_off_open": roll_off_open(state), "advice": advice_for(state)}
 
@@ -254,17 +262,35 @@ class GameBook:
 
     def summaries(self, db: sqlite3.Connection) -> list[dict[str, Any]]:
         """Every game, newest first, with its outcome so far."""
-        ids = [r["id"] for r in db.execute("SELECT id FROM games ORDER BY id DESC").fetchall()]
+        rows = db.execute("SELECT id, abandoned_at FROM games ORDER BY id DESC").fetchall()
         out = []
-        for game_id in ids:
-            state = self.state(db, game_id)
+        for row in rows:
+            state = self.state(db, row["id"])
             out.append({
-                "id": game_id, "created_at": state["created_at"], "source": state["source"],
+                "id": row["id"], "created_at": state["created_at"], "source": state["source"],
                 "players": [p["name"] for p in state["players"]], "rules": state["rules"],
                 "version": state["version"], "finished": state["finished"], "winner": state["winner"],
-                "scores": [p["score"] for p in state["players"]],
+                "scores": [p["score"] for p in state["players"]], "abandoned_at": row["abandoned_at"],
             })
         return out
+
+    def abandon(self, db: sqlite3.Connection, game_id: int, abandoned: bool = True) -> None:
+        """Set an unfinished game aside (or, with `abandoned` False, take it up again)."""
+        record, state = self.snapshot(db, game_id)
+        if abandoned and state.finished:
+            raise InputError(f"game {game_id} is finished: only a game still being played can be abandoned")
+        with _transaction(db):
+            db.execute("UPDATE games SET abandoned_at = ? WHERE id = ?", (utc_now() if abandoned else None, record.id))
+        self.broker.publish(game_id)
+
+    def delete(self, db: sqlite3.Connection, game_id: int) -> None:
+        """Remove a game with its events and seats, for good."""
+        self.record(db, game_id)
+        with _transaction(db):
+            db.execute("DELETE FROM games WHERE id = ?", (game_id,))  # events and seats go with it (ON DELETE CASCADE)
+        with self._cache_lock:
+            self._cache.pop(game_id, None)
+        self.broker.publish(game_id)
 
     # ---- writing ----------------------------------------------------------------------------
     def create(self, db: sqlite3.Connection, players: object, rules: Ruleset, source: str | None = None,
@@ -301,6 +327,27 @@ class GameBook:
         self._remember(game_id, _Live(record, game.copy()))
         self.broker.publish(game_id)
         return record, game, choice.notice
+
+    def rematch(self, db: sqlite3.Connection, game_id: int) -> tuple[GameRecord, str | None]:
+        """A new game of the same players (those still playing) and rules, on the same dice; the
+        player who started goes last, so the start moves round the table. A game has one rematch:
+        asking again answers the one already started."""
+        with self._rematch_lock:
+            started = self.rematch_of(db, game_id)
+            if started is not None:
+                return started, None
+            record, state = self.snapshot(db, game_id)
+            names = [player.name for player in state.players if player.playing]
+            fresh, _, notice = self.create(db, names[1:] + names[:1], record.rules, record.source)
+            with _transaction(db):
+                db.execute("UPDATE games SET rematch_id = ? WHERE id = ?", (fresh.id, record.id))
+            return fresh, notice
+
+    def rematch_of(self, db: sqlite3.Connection, game_id: int) -> GameRecord | None:
+        """The rematch started from this game, if there is one."""
+        self.record(db, game_id)
+        row = db.execute("SELECT rematch_id FROM games WHERE id = ?", (game_id,)).fetchone()
+        return self.record(db, row["rematch_id"]) if row["rematch_id"] is not None else None
 
     def record_action(self, db: sqlite3.Connection, game_id: int, action: str, payload: Mapping[str, object],
                       expected_version: object = None, seat: int | None = None) -> dict[str, Any]:
@@ -362,6 +409,26 @@ class GameBook:
         return self.state_dict(live.record, state)
 
 
+def can_bank_with(state: GameState, keep: Keep) -> bool:
+    """Whether Bank is allowed right after setting `keep` aside from the throw on the table."""
+    rules = state.rules
+    if state.throw is not None and len(keep.dice) == len(state.throw) and rules.hot_dice == "must-roll":
+        return False
+    player = state.players[state.current]
+    return player.on_board or state.turn_total + keep.points >= rules.entry
+
+
+@contextmanager
+def _transaction(db: sqlite3.Connection) -> Iterator[None]:
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+
+
 def check_seat(record: GameRecord, game: Game, seat: int, action: str) -> None:
     """Raise NotYourTurn unless `seat` is to act and the action stays within its turn (for undo:
     the seat is still to act after it)."""
@@ -369,12 +436,15 @@ def check_seat(record: GameRecord, game: Game, seat: int, action: str) -> None:
     if action in TABLE_ONLY:
         raise NotYourTurn(f"only the table can {action.replace('-', ' ')}, not {names[seat]}'s seat")
     current = game.state.current
+    farkle = game.state.last_farkle
+    if action == "correct" and farkle is not None and farkle[0] == seat and farkle[1]:
+        return  # the farkle just thrown by this seat may be corrected, though the turn has passed on
     if current != seat:
         raise NotYourTurn(f"this phone is {names[seat]}'s seat, and it is {names[current]}'s turn")
     if action == "undo" and game.version:
         trial = game.copy()
         try:
-            trial.undo()
+            undo(trial)
         except IllegalAction:
             return  # the game refuses it anyway, with its own reason
         if trial.state.current != seat:
@@ -403,3 +473,16 @@ def import_payload(data: object) -> tuple[object, Ruleset, list[object], str | N
         source = "manual"
     return data.get("players"), rules, events, source
 
+
+
+def replay_problem(players: tuple[str, ...], rules: Ruleset, events: list[object]) -> str | None:
+    """Why an imported game's events do not replay, naming the first one refused; None when they do."""
+    game = Game(players, rules)
+    for number, data in enumerate(events, start=1):
+        kind = data.get("type") if isinstance(data, Mapping) else None
+        label = f"event {number} of {len(events)}" + (f" ({kind[:20]})" if isinstance(kind, str) else "")
+        try:
+            game.apply(event_from_dict(data))  # type: ignore[arg-type]
+        except ScorekeeperError as exc:
+            return f"{label} is refused: {exc}"
+    return None

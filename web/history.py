@@ -10,11 +10,15 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 
-from scorekeeper import Event, Game, IllegalAction, LogEntry, ScorekeeperError, TurnRecord
+from scorekeeper import Event, Game, LogEntry, ScorekeeperError, TurnRecord
 from web import db as database
+from web.access import token_from
+from web.seats import actor_for
+from web.stats import average_turn_chart, player_stats, stored_games
 from web.chart import score_chart
-from web.inputs import load_json
-from web.games import GameBook, GameNotFound, GameRecord, import_payload, utc_now
+from web.inputs import InputError, load_json
+from web.games import GameBook, GameNotFound, GameRecord, import_payload, replay_problem, utc_now
+from web.games import player_names as checked_names
 
 bp = Blueprint("history", __name__, url_prefix="/history")
 
@@ -137,17 +141,81 @@ def export_csv(game_id: int) -> ResponseReturnValue:
                     headers={"Content-Disposition": f'attachment; filename="dicekeeper-game-{game_id}.csv"'})
 
 
+@bp.get("/stats")
+def stats() -> ResponseReturnValue:
+    """Every player's record across the games kept (abandoned ones left out); ?player=NAME picks one."""
+    everyone = sorted(player_stats(stored_games(book(), database.get_db())).values(),
+                      key=lambda p: (-p.wins, -p.games, p.name.casefold()))
+    chosen = request.args.get("player")
+    shown = [p for p in everyone if p.name == chosen] if chosen else everyone
+    if chosen and not shown:
+        abort(404, f"No game has a player called {chosen[:40]!r}.")
+    charted = [p for p in shown if p.per_game][:12]
+    return render_template("history_stats.html", players=everyone, shown=shown, chosen=chosen,
+                           chart=average_turn_chart(charted) if charted else None)
+
+
+def table_record(game_id: int) -> GameRecord:
+    """The game, when the request carries its table token (the browser that holds it sends it)."""
+    conn = database.get_db()
+    try:
+        record = book().record(conn, game_id)
+    except GameNotFound:
+        abort(404, f"There is no game {game_id}.")
+    actor = actor_for(conn, record, token_from(request))
+    if actor is None or not actor.is_table:
+        abort(403, "Only the device that started this game (it holds the game's secret token) can change it here.")
+    return record
+
+
+@bp.post("/<int:game_id>/abandon")
+def abandon(game_id: int) -> ResponseReturnValue:
+    record = table_record(game_id)
+    try:
+        book().abandon(database.get_db(), record.id)
+    except InputError as exc:
+        return render_index(str(exc), 400)
+    return redirect(url_for("history.index"))
+
+
+@bp.post("/<int:game_id>/resume")
+def resume(game_id: int) -> ResponseReturnValue:
+    """Take an abandoned game up again, or simply go back to an unfinished one: its table view."""
+    record = table_record(game_id)
+    book().abandon(database.get_db(), record.id, abandoned=False)
+    return redirect(url_for("pages.table", game_id=record.id, token=record.token))
+
+
+@bp.post("/<int:game_id>/delete")
+def delete(game_id: int) -> ResponseReturnValue:
+    record = table_record(game_id)
+    book().delete(database.get_db(), record.id)
+    return redirect(url_for("history.index"))
+
+
 @bp.post("/import")
 def import_game() -> ResponseReturnValue:
     upload = request.files.get("game")
     if upload is None or not upload.filename:
         return render_index("Choose an exported game file (.json) to import.", 400)
+    raw = upload.read()
+    if not raw.strip():
+        return render_index(f"{upload.filename} is empty: choose a file saved with Export JSON.", 400)
     try:
-        data = load_json(upload.read())
+        data = load_json(raw)
+    except InputError:
+        return render_index(f"{upload.filename} is not an exported game: it is not JSON text. Import a file "
+                            "saved with Export JSON on a game's history page.", 400)
+    try:
         players, rules, events, source = import_payload(data)
-        record, _, _ = book().create(database.get_db(), players, rules, source or "manual", events)
-    except (ValueError, UnicodeDecodeError) as exc:  # JSON, InputError, DiceError and RulesError
-        return render_index(f"That file is not an exported game: {exc}", 400)
-    except (IllegalAction, ScorekeeperError) as exc:
-        return render_index(f"That game does not replay under its rules: {exc}", 400)
+        names = checked_names(players)
+    except (ValueError, ScorekeeperError) as exc:  # InputError, DiceError, RulesError
+        return render_index(f"{upload.filename} is not an exported game: {exc}.", 400)
+    problem = replay_problem(names, rules, events)
+    if problem:
+        return render_index(f"That game does not replay under its rules: {problem}.", 400)
+    try:
+        record, _, _ = book().create(database.get_db(), names, rules, source or "manual", events)
+    except (ValueError, ScorekeeperError) as exc:
+        return render_index(f"That game cannot be imported: {exc}.", 400)
     return redirect(url_for("history.game", game_id=record.id))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import segno
@@ -14,6 +15,7 @@ from web import db as database
 from web.access import token_from
 from web.dice_sources import SOURCES, camera_present
 from web.games import MAX_PLAYERS, GameBook, GameNotFound, GameRecord, InputError, ruleset_from_request
+from web.presets import LABELS, label
 from web.seats import Actor, actor_for, give_seat, seated
 
 bp = Blueprint("pages", __name__)
@@ -35,10 +37,53 @@ def form_context(error: str | None = None, form: dict[str, Any] | None = None) -
     if default_source not in SOURCES:
         default_source = "camera" if camera_present() else "virtual"
     return {
-        "presets": PRESETS, "house_rules": HOUSE_RULES, "sources": SOURCES, "error": error,
+        "presets": PRESETS, "labels": LABELS, "house_rules": HOUSE_RULES, "sources": SOURCES, "error": error,
         "extra_knobs": [k for k in knob_names() if k not in MAIN_KNOBS], "max_players": MAX_PLAYERS,
-        "form": form or {"players": ["", ""], "rules": DEFAULT_PRESET, "source": default_source},
+        "form": form or last_setup(default_source, request.args.get("from", type=int)),
     }
+
+
+def knob_text(value: object) -> str:
+    """A knob's value as the form's text field takes it back."""
+    if value is None:
+        return "off"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def last_setup(default_source: str, game_id: int | None = None) -> dict[str, Any]:
+    """The form filled in as for game `game_id`, else the newest game: its players, preset, changed
+    knobs and dice."""
+    conn = database.get_db()
+    row = None
+    if game_id is not None:
+        row = conn.execute("SELECT players, rules, source FROM games WHERE id = ?", (game_id,)).fetchone()
+    if row is None:
+        row = conn.execute("SELECT players, rules, source FROM games ORDER BY id DESC LIMIT 1").fetchone()
+    if row is None:
+        return {"players": ["", ""], "rules": DEFAULT_PRESET, "source": default_source}
+    rules = json.loads(row["rules"])
+    code = str(rules.get("name", DEFAULT_PRESET)).rstrip("+")
+    if code not in PRESETS:
+        return {"players": json.loads(row["players"]), "rules": DEFAULT_PRESET, "source": row["source"]}
+    base = PRESETS[code].knobs()
+    knobs = {key: knob_text(value) for key, value in rules.items() if key in base and base[key] != value}
+    return {"players": json.loads(row["players"]), "rules": code, "source": row["source"], "knobs": knobs}
+
+
+def names_from_form(rows: list[str]) -> list[str]:
+    """The players' names; a blank row is "Player N" after its place. Blank rows at the end, past
+    the first two, are left out."""
+    names = [row.strip() for row in rows]
+    while len(names) > 2 and not names[-1]:
+        names.pop()
+    return [name or f"Player {place}" for place, name in enumerate(names, start=1)]
+
+
+@bp.app_template_filter("preset_title")
+def preset_title(code: str) -> str:
+    return label(code).title
 
 
 @bp.get("/")
@@ -49,7 +94,7 @@ def new_game() -> ResponseReturnValue:
 @bp.post("/games")
 def create_game() -> ResponseReturnValue:
     form = request.form
-    players = [name.strip() for name in form.getlist("player") if name.strip()]
+    players = names_from_form(form.getlist("player"))
     settings = {key: form[f"knob_{key}"].strip() for key in knob_names()
                 if form.get(f"knob_{key}", "").strip()}
     houses = form.getlist("house")
@@ -114,6 +159,38 @@ def play(game_id: int) -> ResponseReturnValue:
     return render_template("play.html", **page_context(record, state, actor))
 
 
+@bp.post("/games/<int:game_id>/rematch")
+def rematch(game_id: int) -> ResponseReturnValue:
+    """The game-over screen's Rematch: opens the new game in the same view (table or phone)."""
+    record, _, _ = game_for_page(game_id)
+    try:
+        fresh, notice = book().rematch(database.get_db(), record.id)
+    except (ScorekeeperError, InputError) as exc:
+        abort(400, str(exc))
+    view = "pages.play" if request.args.get("view") == "play" else "pages.table"
+    return redirect(url_for(view, game_id=fresh.id, token=fresh.token, notice=notice))
+
+
+@bp.get("/games/<int:game_id>/next")
+def follow_rematch(game_id: int) -> ResponseReturnValue:
+    """Another device's way into the rematch: the table's link opens the new game as the table,
+    a seat's link opens a seat of the same player in it."""
+    record, _, actor = game_for_page(game_id, seats_welcome=True)
+    conn = database.get_db()
+    fresh = book().rematch_of(conn, record.id)
+    if fresh is None:
+        abort(404, f"No rematch of game {game_id} has been started yet: press Rematch on the table view.")
+    if actor.is_table:
+        view = "pages.play" if request.args.get("view") == "play" else "pages.table"
+        return redirect(url_for(view, game_id=fresh.id, token=fresh.token))
+    _, state = book().snapshot(conn, record.id)
+    name = state.players[actor.seat].name  # type: ignore[index]
+    if name not in fresh.players:
+        abort(403, f"{name} is not in the rematch.")
+    seat_token = give_seat(conn, fresh, fresh.players.index(name), len(fresh.players))
+    return redirect(url_for("pages.play", game_id=fresh.id, token=seat_token))
+
+
 @bp.post("/games/<int:game_id>/seats/<int:player>")
 def give_seat_page(game_id: int, player: int) -> ResponseReturnValue:
     """The table's button for a player's seat: a new seat token, shown as a QR code on the table view."""
@@ -125,6 +202,7 @@ def give_seat_page(game_id: int, player: int) -> ResponseReturnValue:
     return redirect(url_for("pages.table", game_id=game_id, token=record.token, seat_shown=player))
 
 
+@bp.app_errorhandler(400)
 @bp.app_errorhandler(403)
 @bp.app_errorhandler(404)
 @bp.app_errorhandler(405)

@@ -18,10 +18,12 @@ from vision.read.classifier import DieFaceClassifier, load_default_classifier
 from vision.read.detect import DiceDetector, load_default_detector
 from vision.read.reader import DiceReader
 
+from photo_sets import BESIDE, photo_set
+
 pytestmark = [pytest.mark.dataset, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parents[2]
-ROOT = REPO.parent / "shared" / "datasets" / "matteop65-webcam"
+ROOT = photo_set("matteop65-webcam") or BESIDE / "matteop65-webcam"
 LODO = REPO / "models" / "lodo"
 NOT_YET = pytest.mark.xfail(strict=True, reason="not yet met by the learned reader; see docs/vision.md")
 

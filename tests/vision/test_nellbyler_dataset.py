@@ -9,7 +9,6 @@ The combined-mode tests are skipped when the die-face model cannot be loaded.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import cv2
@@ -19,6 +18,8 @@ from vision.eval.evaluate import Evaluation
 from vision.images import downscale, load_image
 from vision.eval.labels import LabelledDie, load_labelled_set
 from vision.read.reader import DiceReader
+
+from photo_sets import photo_set
 
 pytestmark = [pytest.mark.dataset, pytest.mark.slow]
 
@@ -32,10 +33,7 @@ SIDES = (1280, 640)
 
 
 def dataset_root() -> Path | None:
-    for candidate in (os.environ.get("DICEKEEPER_DATA"), REPO.parent / "shared" / "datasets" / "nellbyler-d6"):
-        if candidate and (Path(candidate) / "val" / "images").is_dir():
-            return Path(candidate)
-    return None
+    return photo_set("nellbyler-d6")
 
 
 def _combined_reader() -> DiceReader | None:

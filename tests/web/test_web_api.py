@@ -130,7 +130,7 @@ def test_unknown_api_path_and_method_answer_json(client, new_table):
     assert "error" in client.get("/api/nothing").get_json()
     response = client.post(f"/api/games/{table.id}/dance", json={}, headers=table.auth)
     assert response.status_code == 404 and "unknown action 'dance'" in response.get_json()["error"]
-    response = client.delete(f"/api/games/{table.id}")
+    response = client.put(f"/api/games/{table.id}")
     assert response.status_code == 405 and "error" in response.get_json()
 
 
@@ -294,7 +294,7 @@ def test_correct_a_misread_throw(new_table):
     table.post("throw", {"dice": [1, 2, 3, 4, 6]})
     state = table.post("correct", {"dice": [1, 1, 3, 4, 6]})
     assert state["throw"] == [1, 1, 3, 4, 6] and state["keeps"][0] == {"dice": [1, 1], "points": 200,
-                                                                      "instant_win": False}
+                                                                      "instant_win": False, "can_bank": True}
     assert "corrected throw has 4 dice" in table.post("correct", {"dice": [1, 1, 3, 4]}, expect=422)["error"]
     assert [e["type"] for e in table.events()] == ["throw", "correct"]
 

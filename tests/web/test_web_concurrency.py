@@ -113,6 +113,8 @@ def test_twenty_clients_for_thirty_seconds_lose_and_double_nothing(live_server):
     replayed = Game(["Ann", "Bob", "Cy"], rules, [event_from_dict(e) for e in events]).state.to_dict()
     for player in served["players"]:
         del player["computer"]
+    for keep in served["keeps"]:  # the server adds whether Bank is allowed with each keep
+        assert isinstance(keep.pop("can_bank"), bool)
     assert replayed["players"] == served["players"]
     assert {k: served[k] for k in replayed if k != "rules"} == {k: v for k, v in replayed.items() if k != "rules"}
 

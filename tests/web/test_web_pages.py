@@ -40,7 +40,7 @@ def test_the_form_creates_a_game_and_opens_its_table_view(client):
     match = re.fullmatch(r"/games/(\d+)/table\?token=([\w-]+)", response.headers["Location"])
     assert match
     state = client.get(f"/api/games/{match.group(1)}").get_json()
-    assert [p["name"] for p in state["players"]] == ["Ann", "Bot"] and state["rules"] == "zilch+"
+    assert [p["name"] for p in state["players"]] == ["Ann", "Player 2", "Bot"] and state["rules"] == "zilch+"
     assert state["source"] == "manual"
     page = client.get(response.headers["Location"]).get_data(as_text=True)
     assert "Ann" in page and "Bot" in page
@@ -49,7 +49,7 @@ def test_the_form_creates_a_game_and_opens_its_table_view(client):
 @pytest.mark.parametrize(
     ("form", "message"),
     [
-        ({"player": ["", ""], "rules": "family"}, "at least one player"),
+        ({"rules": "family"}, "at least one player"),
         ({"player": ["Ann", "Ann"], "rules": "family"}, "must differ"),
         ({"player": ["Ann"], "rules": "family", "knob_target": "lots"}, "target must be a whole number"),
         ({"player": ["Ann"], "rules": "nope"}, "unknown rules"),

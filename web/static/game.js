@@ -11,6 +11,7 @@
   let fixing = false;        // "Fix a die" mode
   let fixIndex = null;       // the die being corrected
   let busy = false;
+  let typing = config.source === "manual";  // camera games type a throw only when asked to
 
   if (config.seat === null) {  // a seat's token cannot open the table view, so the history must not offer it
     try { localStorage.setItem(`dicekeeper.token.${config.id}`, config.token); } catch (e) { /* private mode */ }
@@ -36,6 +37,9 @@
   }
 
   const key = (faces) => [...faces].sort((a, b) => a - b).join(",");
+  // The throw that "Fix a die" corrects: the one waiting for a keep, or the farkle just thrown.
+  const fixableFaces = () => state.throw
+    || (state.last_farkle && state.last_farkle.faces.length && !state.finished ? state.last_farkle.faces : null);
   const selectedFaces = () => [...selected].sort((a, b) => a - b).map((i) => state.throw[i]);
   const matchingKeep = () => {
     if (!state.throw || selected.size === 0) return null;
@@ -108,7 +112,8 @@
     }
     if (state.finished || state.throw) return;
     if (config.source === "virtual") await act("throw");
-    else say(`Throw ${state.dice_left} dice and type what they show.`);
+    else if (typing) say(`Throw ${state.dice_left} dice and type what they show.`);
+    else say(`Throw ${state.dice_left} dice under the camera.`);
   }
 
   async function bank() {
@@ -122,6 +127,12 @@
   }
 
   function toggleDie(index) {
+    const shown = fixableFaces();
+    if (fixing && shown && index < shown.length && !busy) {
+      fixIndex = index;
+      render();
+      return;
+    }
     if (!state.throw || index >= state.throw.length || busy) return;
     if (fixing) {
       fixIndex = index;
@@ -145,8 +156,9 @@
   }
 
   async function correctDie(face) {
-    if (fixIndex === null || !state.throw) return;
-    const faces = [...state.throw];
+    const shown = fixableFaces();
+    if (fixIndex === null || !shown) return;
+    const faces = [...shown];
     faces[fixIndex] = face;
     await act("correct", { dice: faces });
   }
@@ -179,8 +191,9 @@
     }
 
     const dice = $("dice");
-    if (state.throw) {
-      dice.innerHTML = state.throw.map((face, i) => {
+    const shown = fixableFaces();
+    if (shown) {
+      dice.innerHTML = shown.map((face, i) => {
         const classes = ["die"];
         if (selected.has(i)) classes.push("selected");
         if (fixing && fixIndex === i) classes.push("fixing");
@@ -196,9 +209,11 @@
     const selection = $("selection");
     if (!state.throw) {
       const farkle = state.last_farkle;
-      selection.textContent = farkle && state.turn_total === 0 && !state.finished
-        ? `Farkle: ${farkle.player} threw ${farkle.faces.join("-")}.` : "";
-      if (state.hot_dice) selection.textContent = "Hot dice! Every die scored: throw them all again.";
+      selection.textContent = farkle && !state.finished
+        ? (farkle.faces.length ? `Farkle: ${farkle.player} threw ${farkle.faces.join("-")}.` : `Farkle: ${farkle.player}.`)
+        : "";
+      if (fixing) selection.textContent = fixIndex === null ? "Tap the misread die." : "Tap the die's real face.";
+      if (state.hot_dice && !state.finished) selection.textContent = "Hot dice! Every die scored: throw them all again.";
     } else if (selected.size === 0) {
       selection.textContent = fixing ? "Tap the misread die." : "Tap dice to keep, or a keep below.";
     } else if (keep) {
@@ -218,29 +233,33 @@
     $("kept").innerHTML = state.kept.length ? `kept ${state.kept.map((k) => diceRow(k.dice)).join(" ")}` : "";
 
     const manual = config.source !== "virtual";
-    const entryBox = $("entry");
-    entryBox.hidden = !(manual && !state.throw && !state.finished && state.phase !== "roll-off"
-      && state.turn_mode !== "points");
+    const waiting = manual && !state.throw && !state.finished && state.phase !== "roll-off"
+      && state.turn_mode !== "points";
+    $("entry").hidden = !(waiting && typing);
+    $("camera-wait").hidden = !(waiting && !typing);
+    $("camera-wait-text").textContent = `Throw ${state.dice_left} dice under the camera.`;
     $("entry-faces").innerHTML = entry.length ? diceRow(entry) : `<em>0 of ${state.dice_left}</em>`;
     $("entry-done").disabled = busy || entry.length !== state.dice_left;
 
     // With real dice and no throw yet, the keypad above is the way to go on.
-    $("roll").hidden = manual && !state.throw && !state.finished;
+    $("roll").hidden = state.finished || (manual && !state.throw);
     $("roll").disabled = busy || state.finished || (state.throw ? !keep : manual);
-    $("bank").disabled = busy || state.finished || (state.throw ? !keep : !state.can_bank);
+    $("bank").disabled = busy || state.finished || (state.throw ? !(keep && keep.can_bank) : !state.can_bank);
+    $("bank").hidden = state.finished;
     $("piggyback").hidden = !state.can_piggyback;
     $("piggyback").disabled = busy;
-    $("correct").hidden = !state.throw;
+    $("correct").hidden = !fixableFaces();
     $("correct").classList.toggle("active", fixing);
     $("correct").textContent = fixing ? "Cancel fixing" : "Fix a die";
     $("correct-picker").hidden = !(fixing && fixIndex !== null);
     $("undo").disabled = busy || state.version === 0;
+    $("game-over").hidden = !state.finished;
 
     const rows = state.players.map((p, i) =>
       `<tr class="${i === state.current && !state.finished ? "current" : ""}${p.name === state.winner ? " winner" : ""}">` +
-      `<td>${escapeHtml(p.name)}${p.computer ? ' <small class="badge">computer</small>' : ""}` +
+      `<td class="name">${escapeHtml(p.name)}${p.computer ? ' <small class="badge">computer</small>' : ""}` +
       `${p.playing === false ? ' <small class="badge">left</small>' : ""}</td>` +
-      `<td>${p.score}</td><td>${p.on_board ? "yes" : "no"}</td></tr>`).join("");
+      `<td class="score">${p.score}</td><td>${p.on_board ? "yes" : "no"}</td></tr>`).join("");
     document.querySelector("#scores tbody").innerHTML = rows;
     // Other panels (advice.js) draw from the same state.
     document.dispatchEvent(new CustomEvent("dicekeeper:state", { detail: state }));
@@ -272,6 +291,7 @@
     const button = event.target.closest("button[data-face]");
     if (button && entry.length < state.dice_left) { entry.push(Number(button.dataset.face)); render(); }
   });
+  $("type-instead").addEventListener("click", () => { typing = true; render(); });
   $("entry-back").addEventListener("click", () => { entry.pop(); render(); });
   $("entry-done").addEventListener("click", () => act("throw", { dice: entry }));
 
@@ -286,6 +306,12 @@
   function follow() {
     const stream = new EventSource(`/api/games/${config.id}/stream`);
     stream.addEventListener("state", (event) => show(JSON.parse(event.data)));
+    stream.addEventListener("gone", () => {
+      stream.close();
+      live.textContent = "this game was deleted";
+      $("live-dot").classList.remove("on");
+      say("This game was deleted from the history.", true);
+    });
     stream.onopen = () => { live.textContent = "live"; $("live-dot").classList.add("on"); };
     stream.onerror = () => { live.textContent = "reconnecting…"; $("live-dot").classList.remove("on"); };
     window.addEventListener("pagehide", () => stream.close());

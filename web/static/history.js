@@ -2,15 +2,40 @@
 "use strict";
 
 (() => {
+  function postButton(gameId, token, action, label, question) {
+    const form = document.createElement("form");
+    form.method = "post";
+    form.action = `/history/${gameId}/${action}?token=${encodeURIComponent(token)}`;
+    const button = document.createElement("button");
+    button.type = "submit";
+    button.textContent = label;
+    button.className = `manage-${action}`;
+    form.append(button);
+    if (question) form.addEventListener("submit", (event) => { if (!window.confirm(question)) event.preventDefault(); });
+    return form;
+  }
+
+  // Offers what this browser may do with each game it holds the table token for.
   function addResumeLinks(root) {
     root.querySelectorAll(".resume[data-game]").forEach((slot) => {
       let token = null;
-      try { token = localStorage.getItem(`dicekeeper.token.${slot.dataset.game}`); } catch (e) { /* private mode */ }
+      const id = slot.dataset.game;
+      try { token = localStorage.getItem(`dicekeeper.token.${id}`); } catch (e) { /* private mode */ }
       if (!token) return;
-      const link = document.createElement("a");
-      link.href = `/games/${slot.dataset.game}/table?token=${encodeURIComponent(token)}`;
-      link.textContent = "open table";
-      slot.replaceChildren(link);
+      const parts = [];
+      if (slot.dataset.abandoned === "true") {
+        parts.push(postButton(id, token, "resume", "Resume"));
+      } else {
+        const link = document.createElement("a");
+        link.href = `/games/${id}/table?token=${encodeURIComponent(token)}`;
+        link.textContent = slot.dataset.finished === "false" ? "Resume" : "open table";
+        parts.push(link);
+        if (slot.dataset.finished === "false") parts.push(postButton(id, token, "abandon", "Abandon"));
+      }
+      if (slot.dataset.finished !== undefined) {
+        parts.push(postButton(id, token, "delete", "Delete", `Delete game #${id} and its whole record for good?`));
+      }
+      slot.replaceChildren(...parts);
     });
   }
 

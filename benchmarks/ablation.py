@@ -62,7 +62,9 @@ def main(argv: list[str] | None = None) -> int:
         classifier = DieFaceClassifier(args.lodo / f"without_{name}_classifier.onnx")
         for label, mode, settings in variants:
             reader = DiceReader(classifier, mode=mode, settings=settings, detector=detector)  # type: ignore[arg-type]
-            summary = evaluate_set(str(args.data / folder), "train" if args.train else split, args.max_side, reader).summary()
+            summary = evaluate_set(
+                str(args.data / folder), "train" if args.train else split, args.max_side, reader
+            ).summary()
             rows.append({"set": name, "variant": label, "mode": mode, **summary})  # in VARIANTS order
             print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
     if args.json:
@@ -74,7 +76,11 @@ def main(argv: list[str] | None = None) -> int:
         cells = []
         for name in SETS:
             row = [r for r in rows if r["set"] == name][index]
-            cells += [f"{100 * row['accuracy']:.1f}", f"{100 * row['precision']:.1f}", f"{100 * row['exact_throws']:.1f}"]
+            cells += [
+                f"{100 * row['accuracy']:.1f}",
+                f"{100 * row['precision']:.1f}",
+                f"{100 * row['exact_throws']:.1f}",
+            ]
         print(f"| {label} | " + " | ".join(cells) + " |")
     return 0
 

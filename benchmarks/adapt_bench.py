@@ -34,8 +34,11 @@ def true_faces(rest: Rest, dice: Sequence[DieReading]) -> list[int | None]:
     """For each read die, the face of the labelled die its centre lies in (None: no labelled die)."""
     result: list[int | None] = []
     for die in dice:
-        inside = [v for (x0, y0, x1, y1), v in zip(rest.boxes, rest.values)
-                  if x0 <= die.box.cx <= x1 and y0 <= die.box.cy <= y1]
+        inside = [
+            v
+            for (x0, y0, x1, y1), v in zip(rest.boxes, rest.values)
+            if x0 <= die.box.cx <= x1 and y0 <= die.box.cy <= y1
+        ]
         result.append(inside[0] if len(inside) == 1 else None)
     return result
 
@@ -58,9 +61,13 @@ def per_die_accuracy(truth: VideoTruth, throws: Sequence[SettledThrow], after_re
             if face is not None:
                 found += 1
                 right += die.value == face
-    return {"labelled": labelled, "found": found, "right": right,
-            "right_share_of_found": round(right / found, 3) if found else 0.0,
-            "right_share_of_labelled": round(right / labelled, 3) if labelled else 0.0}
+    return {
+        "labelled": labelled,
+        "found": found,
+        "right": right,
+        "right_share_of_found": round(right / found, 3) if found else 0.0,
+        "right_share_of_labelled": round(right / labelled, 3) if labelled else 0.0,
+    }
 
 
 def confirm_first(truth: VideoTruth, video: Path, reader: DiceReaderLike, memory: TableMemory, rests: int) -> int:
@@ -76,8 +83,12 @@ def confirm_first(truth: VideoTruth, video: Path, reader: DiceReaderLike, memory
         faces = true_faces(rest, dice)
         known = [(d, f) for d, f in zip(dice, faces) if f is not None]
         if known:
-            memory.save(crops_of(image, [d for d, _ in known]), [f for _, f in known],
-                        [d.value for d, _ in known], [d.confidence for d, _ in known])
+            memory.save(
+                crops_of(image, [d for d, _ in known]),
+                [f for _, f in known],
+                [d.value for d, _ in known],
+                [d.confidence for d, _ in known],
+            )
             saved += 1
 
     watch_video(video, reader, on_settled=keep)
@@ -104,13 +115,19 @@ def main(argv: list[str] | None = None) -> int:
         head = FaceNeighbours.fit(memory.examples())
         adapted = AdaptedReader(reader, head)
         after_throws = watch_video(video, adapted)
-        print(json.dumps({
-            "rests": len(truth.rests), "confirmed_rests": saved, "confirmed_dice": head.size,
-            "min_similarity": None if math.isinf(head.min_similarity) else head.min_similarity,
-            "before": per_die_accuracy(truth, before_throws, args.confirmed),
-            "after": per_die_accuracy(truth, after_throws, args.confirmed),
-            "corrections": adapted.corrected,
-        }))
+        print(
+            json.dumps(
+                {
+                    "rests": len(truth.rests),
+                    "confirmed_rests": saved,
+                    "confirmed_dice": head.size,
+                    "min_similarity": None if math.isinf(head.min_similarity) else head.min_similarity,
+                    "before": per_die_accuracy(truth, before_throws, args.confirmed),
+                    "after": per_die_accuracy(truth, after_throws, args.confirmed),
+                    "corrections": adapted.corrected,
+                }
+            )
+        )
     return 0
 
 

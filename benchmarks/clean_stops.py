@@ -88,8 +88,24 @@ def _get(host: str, port: int, path: str) -> dict[str, object]:
 def one_stop(database: Path, which: signal.Signals = signal.SIGTERM, run_for: float = 1.0) -> StopResult:
     """One server started, busy for `run_for` seconds, and stopped with `which`."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "dicekeeper", "serve", "--host", "127.0.0.1", "--port", "0", "--db", str(database),
-         "--source", "demo"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-m",
+            "dicekeeper",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--db",
+            str(database),
+            "--source",
+            "demo",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     streams: list[_StreamReader] = []
     try:
         assert process.stdout is not None and process.stderr is not None
@@ -145,11 +161,19 @@ def main(argv: list[str] | None = None) -> int:
             clean += result.clean
             slowest = max(slowest, result.seconds)
             if not result.clean:
-                failures.append({"round": n, "signal": result.signal, "code": result.code,
-                                 "events_ended": result.events_ended, "camera_ended": result.camera_ended,
-                                 "stderr": result.stderr_tail[-300:]})
-    print(json.dumps({"rounds": args.rounds, "clean": clean, "slowest_stop_s": round(slowest, 2),
-                      "failures": failures}))
+                failures.append(
+                    {
+                        "round": n,
+                        "signal": result.signal,
+                        "code": result.code,
+                        "events_ended": result.events_ended,
+                        "camera_ended": result.camera_ended,
+                        "stderr": result.stderr_tail[-300:],
+                    }
+                )
+    print(
+        json.dumps({"rounds": args.rounds, "clean": clean, "slowest_stop_s": round(slowest, 2), "failures": failures})
+    )
     return 0 if clean == args.rounds else 1
 
 

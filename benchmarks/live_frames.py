@@ -15,8 +15,8 @@ import cv2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from vision.images import load_image  # noqa: E402
 from vision.eval.labels import load_labelled_set  # noqa: E402
+from vision.images import load_image  # noqa: E402
 
 
 def camera_frame(image: cv2.typing.MatLike, width: int = 1280, height: int = 720) -> cv2.typing.MatLike:

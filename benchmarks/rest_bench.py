@@ -44,7 +44,10 @@ class RestScore:
 
     def to_dict(self) -> dict[str, object]:
         return {
-            "rests": self.rests, "reported_once": self.reported_once, "missed": self.missed, "extra": self.extra,
+            "rests": self.rests,
+            "reported_once": self.reported_once,
+            "missed": self.missed,
+            "extra": self.extra,
             "read_exactly": self.exact,
             "read_exactly_share": round(self.exact / self.rests, 3) if self.rests else 0.0,
             "dice_right_share": round(self.dice_right / self.dice, 3) if self.dice else 0.0,
@@ -90,8 +93,12 @@ def score(truth: VideoTruth, throws: Sequence[SettledThrow]) -> RestScore:
     return result
 
 
-def watch_video(path: str | Path, reader: DiceReaderLike, config: SettleConfig | None = None,
-                on_settled: Callable[[SettledThrow, np.ndarray], None] | None = None) -> list[SettledThrow]:
+def watch_video(
+    path: str | Path,
+    reader: DiceReaderLike,
+    config: SettleConfig | None = None,
+    on_settled: Callable[[SettledThrow, np.ndarray], None] | None = None,
+) -> list[SettledThrow]:
     """Every throw the watcher reports on a video, reading as fast as it can (frame time, not wall
     time). `on_settled` also gets the frame each throw settled in."""
     watcher = ThrowWatcher(reader, config or SettleConfig())
@@ -117,8 +124,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rests", type=int, default=16, help="rests per video")
     parser.add_argument("--videos", type=int, default=1)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--read-share", type=float, default=None,
-                        help="pace reading as on one core in real time (1: reading may use the whole core)")
+    parser.add_argument(
+        "--read-share",
+        type=float,
+        default=None,
+        help="pace reading as on one core in real time (1: reading may use the whole core)",
+    )
     parser.add_argument("--keep", type=Path, default=None, help="keep the videos in this folder")
     args = parser.parse_args(argv)
     photos = labelled_photos(args.folders)

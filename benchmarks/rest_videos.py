@@ -67,8 +67,17 @@ class VideoTruth:
     @classmethod
     def from_json(cls, text: str) -> VideoTruth:
         data = json.loads(text)
-        rests = tuple(Rest(r["start"], r["end"], tuple(r["faces"]), r["photo"], tuple(tuple(b) for b in r["boxes"]),
-                           tuple(r["values"])) for r in data["rests"])
+        rests = tuple(
+            Rest(
+                r["start"],
+                r["end"],
+                tuple(r["faces"]),
+                r["photo"],
+                tuple(tuple(b) for b in r["boxes"]),
+                tuple(r["values"]),
+            )
+            for r in data["rests"]
+        )
         return cls(data["fps"], data["frames"], rests)
 
 
@@ -83,8 +92,15 @@ class _Placed:
     scale: float
 
     def rest(self, start: int, end: int) -> Rest:
-        boxes = tuple((d.box[0] * self.scale + self.x, d.box[1] * self.scale + self.y,
-                       d.box[2] * self.scale + self.x, d.box[3] * self.scale + self.y) for d in self.source.dice)
+        boxes = tuple(
+            (
+                d.box[0] * self.scale + self.x,
+                d.box[1] * self.scale + self.y,
+                d.box[2] * self.scale + self.x,
+                d.box[3] * self.scale + self.y,
+            )
+            for d in self.source.dice
+        )
         values = tuple(d.value for d in self.source.dice)
         return Rest(start, end, tuple(sorted(values)), self.source.path.name, boxes, values)
 
@@ -130,7 +146,7 @@ def _compose(placed: _Placed | None, dx: float = 0.0, blur: float = 0.0) -> np.n
     h, w = placed.image.shape[:2]
     x0, x1 = max(0, x), min(WIDTH, x + w)
     if x1 > x0:
-        frame[y:y + h, x0:x1] = placed.image[:, x0 - x:x1 - x]
+        frame[y : y + h, x0:x1] = placed.image[:, x0 - x : x1 - x]
     if blur >= 2:
         kernel = np.zeros((1, int(blur)), np.float32)
         kernel[:] = 1.0 / int(blur)
@@ -157,8 +173,9 @@ class _Camera:
         return cv2.imdecode(data, cv2.IMREAD_COLOR)
 
 
-def _move(old: _Placed | None, new: _Placed | None, frames: int, hand: bool,
-          hands: HandSprites, rng: random.Random) -> Iterator[np.ndarray]:
+def _move(
+    old: _Placed | None, new: _Placed | None, frames: int, hand: bool, hands: HandSprites, rng: random.Random
+) -> Iterator[np.ndarray]:
     """The old photo slides out to the left, the new one in from the right, blurred by its speed."""
     half = max(1, frames // 2)
     lean = rng.uniform(-0.3, 0.3)
@@ -182,8 +199,9 @@ def _move(old: _Placed | None, new: _Placed | None, frames: int, hand: bool,
         yield frame
 
 
-def make_video(photos: Sequence[LabelledImage], path: str | Path, rests: int, seed: int = 1,
-               style: VideoStyle | None = None) -> VideoTruth:
+def make_video(
+    photos: Sequence[LabelledImage], path: str | Path, rests: int, seed: int = 1, style: VideoStyle | None = None
+) -> VideoTruth:
     """Writes a video of `rests` rests (photos drawn without repeats while they last) and returns its
     truth, also written next to it as `<path>.json`."""
     style = style or VideoStyle()

@@ -33,7 +33,9 @@ from vision.read.reader import DiceReader  # noqa: E402
 from vision.synth.domain import random_sample  # noqa: E402
 
 
-def labelled_frames(count: int, seed: int, width: int = 1280, height: int = 720) -> list[tuple[np.ndarray, list[LabelledDie]]]:
+def labelled_frames(
+    count: int, seed: int, width: int = 1280, height: int = 720
+) -> list[tuple[np.ndarray, list[LabelledDie]]]:
     """`count` synthetic frames with their dice as labels (top-face boxes)."""
     rng = np.random.default_rng(seed)
     frames = []

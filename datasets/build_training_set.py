@@ -38,7 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     cv2.setNumThreads(1)
     out = str(args.out)
     synthetic_crops.main(["--count", str(args.synthetic), "--seed", "1", "--out", f"{out}/synthetic.npz"])
-    extract_crops.main([str(args.data), "--split", "train", "--augment", "5", "--seed", "0", "--out", f"{out}/real_train.npz"])
+    extract_crops.main(
+        [str(args.data), "--split", "train", "--augment", "5", "--seed", "0", "--out", f"{out}/real_train.npz"]
+    )
     shared = args.data.parent
     # matteop65-webcam boxes hug the pips: crops take the die's own size (about 56 px) instead.
     if (shared / "matteop65-webcam").is_dir():

@@ -24,7 +24,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--side", type=int, default=320)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "build" / "detector_synthetic.npz")
+    parser.add_argument(
+        "--out", type=Path, default=Path(__file__).resolve().parent / "build" / "detector_synthetic.npz"
+    )
     args = parser.parse_args(argv)
     frames, boxes = build(args.count, args.seed, args.side, args.workers)
     args.out.parent.mkdir(parents=True, exist_ok=True)

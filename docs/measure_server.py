@@ -28,8 +28,24 @@ from scorekeeper import Game, IllegalAction, preset
 class Server:
     def __init__(self, db: Path, source: str = "manual") -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "dicekeeper", "serve", "--host", "127.0.0.1", "--port", "0", "--db", str(db),
-             "--source", source], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            [
+                sys.executable,
+                "-m",
+                "dicekeeper",
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--db",
+                str(db),
+                "--source",
+                source,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
         lines = []
         while True:
             line = self.process.stdout.readline()
@@ -51,10 +67,12 @@ class Server:
         return code
 
 
-def call(url: str, body: bytes | None = None, headers: dict[str, str] | None = None,
-         method: str | None = None) -> tuple[int, Any]:
-    request = urllib.request.Request(url, data=body, method=method or ("POST" if body is not None else "GET"),
-                                     headers=headers or {})
+def call(
+    url: str, body: bytes | None = None, headers: dict[str, str] | None = None, method: str | None = None
+) -> tuple[int, Any]:
+    request = urllib.request.Request(
+        url, data=body, method=method or ("POST" if body is not None else "GET"), headers=headers or {}
+    )
     try:
         with urllib.request.urlopen(request, timeout=60) as response:
             return response.status, json.load(response)
@@ -78,7 +96,7 @@ class Stream:
     def __init__(self, url: str) -> None:
         host, port = re.match(r"http://([^:/]+):(\d+)", url).groups()
         self.connection = http.client.HTTPConnection(host, int(port), timeout=120)
-        self.connection.request("GET", url[url.index("/", 8):])
+        self.connection.request("GET", url[url.index("/", 8) :])
         self.response = self.connection.getresponse()
         self.arrived: dict[int, float] = {}
         self.ended_cleanly = False
@@ -146,33 +164,57 @@ def part_hostile(tmp: Path) -> dict[str, Any]:
 
         for name, body, _ in HOSTILE:
             timed(name, lambda body=body: call(f"{server.url}/api/games", body, {"Content-Type": "application/json"}))
-            timed(name + " (import)", lambda body=body: call(f"{server.url}/api/games/import", body,
-                                                             {"Content-Type": "application/json"}))
+            timed(
+                name + " (import)",
+                lambda body=body: call(f"{server.url}/api/games/import", body, {"Content-Type": "application/json"}),
+            )
         form = b"player=A&rules=family&knob_entry=99999999999"
-        timed("form knob_entry=99999999999", lambda: call(f"{server.url}/games", form,
-                                                          {"Content-Type": "application/x-www-form-urlencoded"}))
-        timed("form knob_target=\\u00b2", lambda: call(f"{server.url}/games", "player=A&knob_target=\u00b2".encode(),
-                                                        {"Content-Type": "application/x-www-form-urlencoded"}))
-        timed("game id 2^63", lambda: call(f"{server.url}/api/games/{2 ** 63}"))
+        timed(
+            "form knob_entry=99999999999",
+            lambda: call(f"{server.url}/games", form, {"Content-Type": "application/x-www-form-urlencoded"}),
+        )
+        timed(
+            "form knob_target=\\u00b2",
+            lambda: call(
+                f"{server.url}/games",
+                "player=A&knob_target=\u00b2".encode(),
+                {"Content-Type": "application/x-www-form-urlencoded"},
+            ),
+        )
+        timed("game id 2^63", lambda: call(f"{server.url}/api/games/{2**63}"))
         _, created = post_json(f"{server.url}/api/games", {"players": ["A", "B"]})
-        timed("If-Match \\u00b2", lambda: call(f"{server.url}/api/games/{created['id']}/throw", b'{"dice": [1]}',
-                                                {"Authorization": f"Bearer {created['token']}",
-                                                 "Content-Type": "application/json", "If-Match": "\u00b2"}))
+        timed(
+            "If-Match \\u00b2",
+            lambda: call(
+                f"{server.url}/api/games/{created['id']}/throw",
+                b'{"dice": [1]}',
+                {
+                    "Authorization": f"Bearer {created['token']}",
+                    "Content-Type": "application/json",
+                    "If-Match": "\u00b2",
+                },
+            ),
+        )
         rng = random.Random(1)
         alphabet = list(b'{}[]":,0123456789abc\\ ') + [0xB2, 0xFF]
         for _ in range(500):
             raw = bytes(rng.choice(alphabet) for _ in range(rng.randint(0, 200)))
-            timed("random bytes", lambda raw=raw: call(f"{server.url}/api/games", raw,
-                                                       {"Content-Type": "application/json"}))
+            timed(
+                "random bytes",
+                lambda raw=raw: call(f"{server.url}/api/games", raw, {"Content-Type": "application/json"}),
+            )
         rss_after = server.rss_mb()
     finally:
         code = server.stop()
     listed = [a for a in answers if a[0] != "random bytes"]
     return {
-        "part": "hostile", "requests": len(answers), "answers_5xx": sum(1 for a in answers if a[1] >= 500),
+        "part": "hostile",
+        "requests": len(answers),
+        "answers_5xx": sum(1 for a in answers if a[1] >= 500),
         "slowest_ms": round(max(a[2] for a in answers), 1),
         "listed": {name: [status, round(ms, 1)] for name, status, ms in listed},
-        "rss_growth_mb": round(rss_after - rss_before, 1), "exit_code": code,
+        "rss_growth_mb": round(rss_after - rss_before, 1),
+        "exit_code": code,
     }
 
 
@@ -231,19 +273,24 @@ def part_long(tmp: Path) -> dict[str, Any]:
     finally:
         server.stop()
     return {
-        "part": "long", "events": len(exported["events"]),
+        "part": "long",
+        "events": len(exported["events"]),
         "import_ms_max": round(max(imports), 1),
-        "throw_ms_median": round(statistics.median(throws), 1), "throw_ms_max": round(max(throws), 1),
-        "undo_ms_median": round(statistics.median(undos), 1), "undo_ms_max": round(max(undos), 1),
-        "other_reads": len(reads), "other_read_ms_max": round(max(reads), 1),
+        "throw_ms_median": round(statistics.median(throws), 1),
+        "throw_ms_max": round(max(throws), 1),
+        "undo_ms_median": round(statistics.median(undos), 1),
+        "undo_ms_max": round(max(undos), 1),
+        "other_reads": len(reads),
+        "other_read_ms_max": round(max(reads), 1),
     }
 
 
 def part_phones(tmp: Path, phones: int = 20, seconds: float = 30.0) -> dict[str, Any]:
     server = Server(tmp / "phones.sqlite3", source="virtual")
     try:
-        status, game = post_json(f"{server.url}/api/games", {"players": ["Ann", "Bob", "Cy"],
-                                                              "set": {"target": 1_000_000}})
+        status, game = post_json(
+            f"{server.url}/api/games", {"players": ["Ann", "Bob", "Cy"], "set": {"target": 1_000_000}}
+        )
         url, token = f"{server.url}/api/games/{game['id']}", game["token"]
         streams = [Stream(f"{url}/stream") for _ in range(phones)]
         sent: dict[int, float] = {}  # version -> when the post that made it was sent
@@ -297,12 +344,20 @@ def part_phones(tmp: Path, phones: int = 20, seconds: float = 30.0) -> dict[str,
     finally:
         server.stop()
     return {
-        "part": "phones", "phones": phones, "seconds": seconds, "accepted_actions": len(accepted),
-        "refused_stale": refused["stale"], "refused_other": refused["other"], "stored_events": len(events),
-        "lost_or_doubled": 0 if contiguous and seqs == list(range(1, len(seqs) + 1))
-        and tiles[-1][1] == len(seqs) else "yes",
-        "stream_updates": len(latencies), "never_seen": missed,
-        "latency_ms_p50": round(percentile(latencies, 0.5), 1), "latency_ms_p99": round(percentile(latencies, 0.99), 1),
+        "part": "phones",
+        "phones": phones,
+        "seconds": seconds,
+        "accepted_actions": len(accepted),
+        "refused_stale": refused["stale"],
+        "refused_other": refused["other"],
+        "stored_events": len(events),
+        "lost_or_doubled": 0
+        if contiguous and seqs == list(range(1, len(seqs) + 1)) and tiles[-1][1] == len(seqs)
+        else "yes",
+        "stream_updates": len(latencies),
+        "never_seen": missed,
+        "latency_ms_p50": round(percentile(latencies, 0.5), 1),
+        "latency_ms_p99": round(percentile(latencies, 0.99), 1),
     }
 
 
@@ -321,8 +376,9 @@ def part_processes(tmp: Path, rounds: int = 20) -> dict[str, Any]:
             writer, watcher = (first, second) if n % 2 == 0 else (second, first)
             action = {"dice": [1, 5, 2, 3, 3]} if n % 2 == 0 else {}
             started = time.perf_counter()
-            status, state = post_json(f"{writer.url}/api/games/{game['id']}/{'throw' if n % 2 == 0 else 'undo'}",
-                                      action, game["token"])
+            status, state = post_json(
+                f"{writer.url}/api/games/{game['id']}/{'throw' if n % 2 == 0 else 'undo'}", action, game["token"]
+            )
             assert status == 200, state
             arrived = streams[watcher.url].wait_for(state["version"], timeout=5)
             latencies.append(None if arrived is None else 1000 * (arrived - started))
@@ -332,8 +388,13 @@ def part_processes(tmp: Path, rounds: int = 20) -> dict[str, Any]:
         first.stop()
         second.stop()
     seen = [ms for ms in latencies if ms is not None]
-    return {"part": "processes", "writes": rounds, "seen_by_the_other": len(seen),
-            "latency_ms_median": round(statistics.median(seen), 1), "latency_ms_max": round(max(seen), 1)}
+    return {
+        "part": "processes",
+        "writes": rounds,
+        "seen_by_the_other": len(seen),
+        "latency_ms_median": round(statistics.median(seen), 1),
+        "latency_ms_max": round(max(seen), 1),
+    }
 
 
 def part_stops(tmp: Path, rounds: int = 50) -> dict[str, Any]:
@@ -352,8 +413,13 @@ def part_stops(tmp: Path, rounds: int = 50) -> dict[str, Any]:
     return {"part": "stops", "rounds": rounds, "clean": clean, "slowest_stop_s": round(slowest, 2)}
 
 
-PARTS = {"hostile": part_hostile, "long": part_long, "phones": part_phones, "processes": part_processes,
-         "stops": part_stops}
+PARTS = {
+    "hostile": part_hostile,
+    "long": part_long,
+    "phones": part_phones,
+    "processes": part_processes,
+    "stops": part_stops,
+}
 
 
 def main(names: list[str]) -> None:

@@ -101,7 +101,8 @@ def write_card(model: Path, data: Path, card: Path) -> dict[str, object]:
     info = json.loads(model.with_suffix(".json").read_text())
     figures = finding(model, data)
     rows = "\n".join(
-        f"| {name} | {f['dice']} | {100 * f['recall']:.2f}% | {100 * f['precision']:.2f}% |" for name, f in figures.items()
+        f"| {name} | {f['dice']} | {100 * f['recall']:.2f}% | {100 * f['precision']:.2f}% |"
+        for name, f in figures.items()
     )
     real = ", ".join(f"{name} ({count} photos)" for name, count in info["real_photos"].items())
     card.write_text(

@@ -16,7 +16,9 @@ STRIDE = 4
 
 
 def _conv(inputs: int, outputs: int, stride: int = 1) -> nn.Sequential:
-    return nn.Sequential(nn.Conv2d(inputs, outputs, 3, stride, 1, bias=False), nn.BatchNorm2d(outputs), nn.ReLU(inplace=True))
+    return nn.Sequential(
+        nn.Conv2d(inputs, outputs, 3, stride, 1, bias=False), nn.BatchNorm2d(outputs), nn.ReLU(inplace=True)
+    )
 
 
 class _Separable(nn.Module):
@@ -43,8 +45,12 @@ class DiceDetectorNet(nn.Module):
         c = [16 * width, 32 * width, 48 * width, 96 * width, 128 * width]
         self.stem = nn.Sequential(_conv(3, c[0], 2), _Separable(c[0], c[1], 2), _Separable(c[1], c[1]))  # /4
         self.down8 = nn.Sequential(_Separable(c[1], c[2], 2), _Separable(c[2], c[2]))
-        self.down16 = nn.Sequential(_Separable(c[2], c[3], 2), _Separable(c[3], c[3]), _Separable(c[3], c[3], dilation=2))
-        self.down32 = nn.Sequential(_Separable(c[3], c[4], 2), _Separable(c[4], c[4]), _Separable(c[4], c[4], dilation=2))
+        self.down16 = nn.Sequential(
+            _Separable(c[2], c[3], 2), _Separable(c[3], c[3]), _Separable(c[3], c[3], dilation=2)
+        )
+        self.down32 = nn.Sequential(
+            _Separable(c[3], c[4], 2), _Separable(c[4], c[4]), _Separable(c[4], c[4], dilation=2)
+        )
         self.lateral16 = nn.Conv2d(c[3], 64, 1)
         self.lateral8 = nn.Conv2d(c[2], 64, 1)
         self.lateral4 = nn.Conv2d(c[1], 64, 1)
@@ -94,9 +100,17 @@ def load_exported_weights(net: DiceDetectorNet, onnx_path: str) -> None:
 
     model = onnx.load(onnx_path)
     weights = {item.name: numpy_helper.to_array(item) for item in model.graph.initializer}
-    exported = [(weights[node.input[1]], weights[node.input[2]] if len(node.input) > 2 else None) for node in model.graph.node if node.op_type == "Conv"]
+    exported = [
+        (weights[node.input[1]], weights[node.input[2]] if len(node.input) > 2 else None)
+        for node in model.graph.node
+        if node.op_type == "Conv"
+    ]
     order: list[nn.Conv2d] = []
-    hooks = [m.register_forward_hook(lambda module, *_: order.append(module)) for m in net.modules() if isinstance(m, nn.Conv2d)]
+    hooks = [
+        m.register_forward_hook(lambda module, *_: order.append(module))
+        for m in net.modules()
+        if isinstance(m, nn.Conv2d)
+    ]
     net.eval()
     with torch.no_grad():
         net(torch.zeros(1, 3, 64, 64))
@@ -107,12 +121,18 @@ def load_exported_weights(net: DiceDetectorNet, onnx_path: str) -> None:
     following = {}
     modules = list(net.modules())
     for index, module in enumerate(modules):
-        if isinstance(module, nn.Conv2d) and index + 1 < len(modules) and isinstance(modules[index + 1], nn.BatchNorm2d):
+        if (
+            isinstance(module, nn.Conv2d)
+            and index + 1 < len(modules)
+            and isinstance(modules[index + 1], nn.BatchNorm2d)
+        ):
             following[module] = modules[index + 1]
     with torch.no_grad():
         for conv, (weight, bias) in zip(order, exported):
             if tuple(conv.weight.shape) != weight.shape:
-                raise ValueError(f"{onnx_path}: a convolution of shape {weight.shape} where the net has {tuple(conv.weight.shape)}")
+                raise ValueError(
+                    f"{onnx_path}: a convolution of shape {weight.shape} where the net has {tuple(conv.weight.shape)}"
+                )
             conv.weight.copy_(torch.from_numpy(weight.copy()))
             if conv.bias is not None:
                 conv.bias.copy_(torch.from_numpy(bias.copy()))

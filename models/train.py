@@ -272,8 +272,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sets", default="synthetic.npz,real_train.npz,matteop65_train.npz,aws_train.npz",
                         help="crop sets under datasets/build/")  # fmt: skip
     parser.add_argument("--out", type=Path, default=ROOT / "models" / "die_face.onnx")
-    parser.add_argument("--card", type=Path, default=ROOT / "models" / "MODEL_CARD.md", help="where to write the model card")
-    parser.add_argument("--card-only", metavar="COMMAND", help="rewrite MODEL_CARD.md from the saved figures of COMMAND's run")
+    parser.add_argument(
+        "--card", type=Path, default=ROOT / "models" / "MODEL_CARD.md", help="where to write the model card"
+    )
+    parser.add_argument(
+        "--card-only", metavar="COMMAND", help="rewrite MODEL_CARD.md from the saved figures of COMMAND's run"
+    )
     args = parser.parse_args(argv)
     if args.card_only:
         figures = json.loads(args.out.with_suffix(".json").read_text())

@@ -82,7 +82,10 @@ def load_domain(data: Path, name: str) -> list[Photo]:
             side = float(np.median(np.sqrt(sizes[:, 0] * sizes[:, 1]))) if len(sizes) else 40.0
         h, w = image.shape[:2]
         ignore = np.array(
-            [[(x - bw / 2) * w, (y - bh / 2) * h, (x + bw / 2) * w, (y + bh / 2) * h] for x, y, bw, bh in unclear.get(item.path.stem, [])],
+            [
+                [(x - bw / 2) * w, (y - bh / 2) * h, (x + bw / 2) * w, (y + bh / 2) * h]
+                for x, y, bw, bh in unclear.get(item.path.stem, [])
+            ],
             np.float32,
         ).reshape(-1, 4)
         photos.append(Photo(image, centres, sizes, side, ignore))
@@ -123,7 +126,9 @@ def _colour(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
-def sample(photo: Photo, rng: np.random.Generator, synthetic: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def sample(
+    photo: Photo, rng: np.random.Generator, synthetic: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """A CROP x CROP view of the photo at a random scale, turn and place, with its dice."""
     if synthetic:
         scale = rng.uniform(0.6, 1.5)
@@ -149,9 +154,13 @@ def sample(photo: Photo, rng: np.random.Generator, synthetic: bool) -> tuple[np.
         small = cv2.resize(photo.image, None, fx=scale * 1.5, fy=scale * 1.5, interpolation=cv2.INTER_AREA)
         m2 = matrix.copy()
         m2[:, :2] /= scale * 1.5
-        view = cv2.warpAffine(small, m2, (CROP, CROP), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=border)
+        view = cv2.warpAffine(
+            small, m2, (CROP, CROP), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=border
+        )
     else:
-        view = cv2.warpAffine(photo.image, matrix, (CROP, CROP), flags=interpolation, borderMode=cv2.BORDER_CONSTANT, borderValue=border)
+        view = cv2.warpAffine(
+            photo.image, matrix, (CROP, CROP), flags=interpolation, borderMode=cv2.BORDER_CONSTANT, borderValue=border
+        )
     centres = photo.centres @ matrix[:, :2].T + matrix[:, 2] if len(photo.centres) else photo.centres
     sizes = photo.sizes * scale
     if abs(round(turn / 90) % 2) == 1:
@@ -186,7 +195,10 @@ def targets(centres: np.ndarray, sizes: np.ndarray, ignore: np.ndarray) -> tuple
             box[2, iy, ix], box[3, iy, ix] = math.log(max(w, 1.0)), math.log(max(h, 1.0))
             has_box[1, iy, ix] = 1
     for x0, y0, x1, y1 in ignore:
-        weight[max(0, int(y0 / STRIDE)) : max(0, int(math.ceil(y1 / STRIDE))), max(0, int(x0 / STRIDE)) : max(0, int(math.ceil(x1 / STRIDE)))] = 0
+        weight[
+            max(0, int(y0 / STRIDE)) : max(0, int(math.ceil(y1 / STRIDE))),
+            max(0, int(x0 / STRIDE)) : max(0, int(math.ceil(x1 / STRIDE))),
+        ] = 0
     return heat, weight, box, has_box
 
 
@@ -201,19 +213,37 @@ def batch(sources: list[tuple[list[Photo], bool]], size: int, rng: np.random.Gen
         weights.append(weight)
         boxes.append(box)
         masks.append(has_box)
-    x = torch.from_numpy(np.stack(images)).permute(0, 3, 1, 2).float().div_(255).contiguous(memory_format=torch.channels_last)
-    return x, torch.from_numpy(np.stack(heats))[:, None], torch.from_numpy(np.stack(weights))[:, None], torch.from_numpy(np.stack(boxes)), torch.from_numpy(np.stack(masks))
+    x = (
+        torch.from_numpy(np.stack(images))
+        .permute(0, 3, 1, 2)
+        .float()
+        .div_(255)
+        .contiguous(memory_format=torch.channels_last)
+    )
+    return (
+        x,
+        torch.from_numpy(np.stack(heats))[:, None],
+        torch.from_numpy(np.stack(weights))[:, None],
+        torch.from_numpy(np.stack(boxes)),
+        torch.from_numpy(np.stack(masks)),
+    )
 
 
-def loss_of(out: torch.Tensor, heat: torch.Tensor, weight: torch.Tensor, box: torch.Tensor, has_box: torch.Tensor) -> tuple[torch.Tensor, float, float]:
+def loss_of(
+    out: torch.Tensor, heat: torch.Tensor, weight: torch.Tensor, box: torch.Tensor, has_box: torch.Tensor
+) -> tuple[torch.Tensor, float, float]:
     p = torch.sigmoid(out[:, :1]).clamp(1e-4, 1 - 1e-4)
     positive = (heat == 1).float()
     pos = -torch.log(p) * (1 - p) ** 2 * positive
     neg = -torch.log(1 - p) * p**2 * (1 - heat) ** 4 * (1 - positive) * weight
     count = positive.sum().clamp(min=1)
     heat_loss = (pos.sum() + neg.sum()) / count
-    offset = (F.l1_loss(out[:, 1:3], box[:, :2], reduction="none") * has_box[:, :1]).sum() / has_box[:, 0].sum().clamp(min=1)
-    size = (F.l1_loss(out[:, 3:5], box[:, 2:], reduction="none") * has_box[:, 1:]).sum() / has_box[:, 1].sum().clamp(min=1)
+    offset = (F.l1_loss(out[:, 1:3], box[:, :2], reduction="none") * has_box[:, :1]).sum() / has_box[:, 0].sum().clamp(
+        min=1
+    )
+    size = (F.l1_loss(out[:, 3:5], box[:, 2:], reduction="none") * has_box[:, 1:]).sum() / has_box[:, 1].sum().clamp(
+        min=1
+    )
     return heat_loss + offset + size, float(heat_loss.detach()), float(size.detach())
 
 
@@ -245,7 +275,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=ROOT / "models" / "dice_detector.onnx")
     parser.add_argument("--card", type=Path, default=None, help="also write the model card here")
-    parser.add_argument("--init", type=Path, default=None, help="go on training from this exported detector (batch norms stay frozen)")
+    parser.add_argument(
+        "--init", type=Path, default=None, help="go on training from this exported detector (batch norms stay frozen)"
+    )
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
@@ -264,7 +296,9 @@ def main(argv: list[str] | None = None) -> int:
         used[name] = len(photos)
     # Half of every batch is synthetic, the other half the real sets in equal shares.
     sources = [(synthetic, True)] * max(1, len(sources)) + sources
-    print(f"loaded {len(synthetic)} synthetic frames and {used} real photos in {time.time() - started:.0f} s", flush=True)
+    print(
+        f"loaded {len(synthetic)} synthetic frames and {used} real photos in {time.time() - started:.0f} s", flush=True
+    )
 
     net = DiceDetectorNet()
     if args.init:

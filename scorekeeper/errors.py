@@ -9,7 +9,6 @@ __all__ = [
 ]  # fmt: skip
 
 
-
 class ScorekeeperError(Exception):
     """Base class of every error the engine raises on purpose."""
 

@@ -19,7 +19,6 @@ __all__ = [
 ]  # fmt: skip
 
 
-
 @dataclass(frozen=True)
 class Event:
     kind: ClassVar[str] = ""
@@ -150,9 +149,23 @@ class PlayerRemoved(Event):
 
 
 EVENT_TYPES: dict[str, type[Event]] = {
-    cls.kind: cls for cls in (
-        Thrown, Kept, Banked, Piggybacked, Corrected, Undone, TurnUndone, Redone, StartRolled,
-        PointsEntered, FarkleDeclared, Renamed, TargetChanged, PlayerAdded, PlayerRemoved,
+    cls.kind: cls
+    for cls in (
+        Thrown,
+        Kept,
+        Banked,
+        Piggybacked,
+        Corrected,
+        Undone,
+        TurnUndone,
+        Redone,
+        StartRolled,
+        PointsEntered,
+        FarkleDeclared,
+        Renamed,
+        TargetChanged,
+        PlayerAdded,
+        PlayerRemoved,
     )
 }
 
@@ -169,7 +182,7 @@ def parse_whole(value: object, what: str) -> int:
         number = parse_whole_text(text[1:] if text.startswith("+") else text, separators=",_")
         if number is not None:
             return number
-    elif isinstance(value, int) and not isinstance(value, bool) and abs(value) < 10 ** MAX_DIGITS:
+    elif isinstance(value, int) and not isinstance(value, bool) and abs(value) < 10**MAX_DIGITS:
         return value
     raise MalformedInput(f"{what} must be a whole number of at most {MAX_DIGITS} digits, not {short(value)}")
 
@@ -179,7 +192,9 @@ def parse_name(value: object) -> str:
         raise MalformedInput(f"a player's name must be non-empty text, not {short(value)}")
     name = value.strip()
     if len(name) > MAX_PLAYER_NAME or not name.isprintable():
-        raise MalformedInput(f"a player's name must be at most {MAX_PLAYER_NAME} printable characters, not {short(value)}")
+        raise MalformedInput(
+            f"a player's name must be at most {MAX_PLAYER_NAME} printable characters, not {short(value)}"
+        )
     return name
 
 

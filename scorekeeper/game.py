@@ -54,7 +54,17 @@ class LogEntry:
         return f"<LogEntry {self.index} {self.event.kind} {self.status}>"
 
 
-__all__ = ["Game", "LogEntry", "GameState", "Phase", "PlayerState", "RollOff", "ThrowRecord", "TurnRecord", "check_players"]
+__all__ = [
+    "Game",
+    "LogEntry",
+    "GameState",
+    "Phase",
+    "PlayerState",
+    "RollOff",
+    "ThrowRecord",
+    "TurnRecord",
+    "check_players",
+]
 
 
 CHECKPOINT_EVERY = 32
@@ -177,7 +187,7 @@ class Game:
         saved = self._table.save() if index % CHECKPOINT_EVERY == 0 else None
         self._table.apply(event)
         if saved is not None:
-            del self._checkpoints[index // CHECKPOINT_EVERY:]
+            del self._checkpoints[index // CHECKPOINT_EVERY :]
             self._checkpoints.append(saved)
         self._effective.append(event)
 
@@ -185,8 +195,8 @@ class Game:
         """Bring the table back to just after the first `length` events in effect."""
         at = length // CHECKPOINT_EVERY
         self._table.restore(self._checkpoints[at])
-        replay = self._effective[at * CHECKPOINT_EVERY:length]
-        del self._effective[at * CHECKPOINT_EVERY:]
+        replay = self._effective[at * CHECKPOINT_EVERY : length]
+        del self._effective[at * CHECKPOINT_EVERY :]
         del self._checkpoints[at:]
         for event in replay:
             self._fold(event)

@@ -28,7 +28,7 @@ def short(value: object, limit: int = 40) -> str:
     """`repr(value)` cut to `limit` characters, for echoing a client's input in an error message."""
     if isinstance(value, str) and len(value) > limit:
         return repr(value[:limit]) + "..."
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10 ** limit:
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**limit:
         return "a number of over 40 digits"
     shown = repr(value)
     return shown if len(shown) <= limit else shown[:limit] + "..."

@@ -163,6 +163,16 @@ def perform(game: Game, action: Action, rng: random.Random) -> GameState:
 
 
 __all__ = [
-    "DEFAULT_COMPUTER", "Endgame", "MaxExpected", "STRATEGY_NAMES", "Strategy", "Threshold", "UnknownStrategy",
-    "choose_action", "computer_strategy", "perform", "roll", "strategy_by_name",
+    "DEFAULT_COMPUTER",
+    "Endgame",
+    "MaxExpected",
+    "STRATEGY_NAMES",
+    "Strategy",
+    "Threshold",
+    "UnknownStrategy",
+    "choose_action",
+    "computer_strategy",
+    "perform",
+    "roll",
+    "strategy_by_name",
 ]

@@ -65,22 +65,32 @@ class Ruleset:
     starts: str = "seat-order"
 
     def __post_init__(self) -> None:
-        _check(isinstance(self.name, str) and 0 < len(self.name) <= MAX_NAME_LENGTH and self.name.isprintable(),
-               f"a ruleset's name must be 1 to {MAX_NAME_LENGTH} printable characters, not {short(self.name)}")
+        _check(
+            isinstance(self.name, str) and 0 < len(self.name) <= MAX_NAME_LENGTH and self.name.isprintable(),
+            f"a ruleset's name must be 1 to {MAX_NAME_LENGTH} printable characters, not {short(self.name)}",
+        )
         for key in ("dice", "target", "entry", "three_farkle_penalty"):
             _check_range(key, getattr(self, key))
         _check(self.kinds in KINDS, f"kinds must be one of {', '.join(KINDS)}, not {short(self.kinds)}")
-        _check(self.instant_win in INSTANT_WIN, f"instant_win must be one of {', '.join(INSTANT_WIN)}, not {short(self.instant_win)}")
+        _check(
+            self.instant_win in INSTANT_WIN,
+            f"instant_win must be one of {', '.join(INSTANT_WIN)}, not {short(self.instant_win)}",
+        )
         _check(self.hot_dice in HOT_DICE, f"hot_dice must be one of {', '.join(HOT_DICE)}, not {short(self.hot_dice)}")
         _check(self.finish in FINISH, f"finish must be one of {', '.join(FINISH)}, not {short(self.finish)}")
-        _check(self.tie_replay in TIE_REPLAY, f"tie_replay must be one of {', '.join(TIE_REPLAY)}, not {short(self.tie_replay)}")
+        _check(
+            self.tie_replay in TIE_REPLAY,
+            f"tie_replay must be one of {', '.join(TIE_REPLAY)}, not {short(self.tie_replay)}",
+        )
         _check(self.starts in STARTS, f"starts must be one of {', '.join(STARTS)}, not {short(self.starts)}")
         for key in COMBINATIONS:
             value = getattr(self, key)
             if value is not None:
                 _check_range(key, value, "or off")
         for key in ("target_strict", "four_and_pair", "piggyback", "boxcar", "pass_scores_throw", "piggyback_sweep"):
-            _check(isinstance(getattr(self, key), bool), f"{key} must be true or false, not {short(getattr(self, key))}")
+            _check(
+                isinstance(getattr(self, key), bool), f"{key} must be true or false, not {short(getattr(self, key))}"
+            )
 
     def replace(self, **changes: Any) -> Ruleset:
         """A copy with some knobs changed; the name becomes "<name>+" unless given."""

@@ -115,9 +115,7 @@ def score_table(rules: Ruleset) -> ScoreTable:
     combos = combinations(rules)
     best: dict[Counts, tuple[int, bool]] = {ZERO: (0, False)}
     # Visit multisets by size so every smaller remainder is already known.
-    by_size = sorted(
-        (c for c in _sub_multisets((rules.dice,) * 6) if 0 < sum(c) <= rules.dice), key=sum
-    )
+    by_size = sorted((c for c in _sub_multisets((rules.dice,) * 6) if 0 < sum(c) <= rules.dice), key=sum)
     for counts in by_size:
         top: tuple[int, bool] | None = None
         for combo in combos:

@@ -145,17 +145,26 @@ class Tally:
         for i, name in enumerate(self.names):
             lo, hi = self.win_interval(i)
             tlo, thi = self.mean_turn_interval(i)
-            lines.append({
-                "player": name, "games": self.games, "wins": self.wins[i],
-                "win_rate": round(self.win_rate(i), 4), "win_rate_ci95": [round(lo, 4), round(hi, 4)],
-                "turns": self.turns[i], "mean_turn_score": round(self.mean_turn(i), 1),
-                "mean_turn_score_ci95": [round(tlo, 1), round(thi, 1)],
-            })
-        lines.append({
-            "rules": rules.name, "games": self.games,
-            "mean_turns_per_game": round(self.game_turns / self.games, 2),
-            "mean_rounds_per_game": round(self.game_rounds / self.games, 2),
-        })
+            lines.append(
+                {
+                    "player": name,
+                    "games": self.games,
+                    "wins": self.wins[i],
+                    "win_rate": round(self.win_rate(i), 4),
+                    "win_rate_ci95": [round(lo, 4), round(hi, 4)],
+                    "turns": self.turns[i],
+                    "mean_turn_score": round(self.mean_turn(i), 1),
+                    "mean_turn_score_ci95": [round(tlo, 1), round(thi, 1)],
+                }
+            )
+        lines.append(
+            {
+                "rules": rules.name,
+                "games": self.games,
+                "mean_turns_per_game": round(self.game_turns / self.games, 2),
+                "mean_rounds_per_game": round(self.game_rounds / self.games, 2),
+            }
+        )
         return lines
 
 
@@ -169,9 +178,7 @@ def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def simulate(
-    strategies: Sequence[Strategy], rules: Ruleset, games: int, seed: int = 0, first_game: int = 0
-) -> Tally:
+def simulate(strategies: Sequence[Strategy], rules: Ruleset, games: int, seed: int = 0, first_game: int = 0) -> Tally:
     """Play games first_game .. first_game + games - 1 of the run with this seed."""
     k = len(strategies)
     if k < 2:
@@ -232,5 +239,14 @@ def solo_turns(strategy: Strategy, rules: Ruleset, turns: int, seed: int) -> tup
     return tuple(results)
 
 
-__all__ = ["GameResult", "MAX_TURNS", "Tally", "game_rng", "play_game", "player_names", "simulate", "solo_turns",
-           "wilson"]
+__all__ = [
+    "GameResult",
+    "MAX_TURNS",
+    "Tally",
+    "game_rng",
+    "play_game",
+    "player_names",
+    "simulate",
+    "solo_turns",
+    "wilson",
+]

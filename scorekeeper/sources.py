@@ -19,40 +19,106 @@ TEXTS: dict[str, str] = {
 """The rule text of each preset, in the folder of the five texts (farkle: the common chart in its README)."""
 
 _FAMILY = {
-    "dice": "17", "target": "61", "target_strict": "61", "singles": "33-34", "triples": "35-40",
-    "kinds": "41-42", "hot_dice": "28", "finish": "61", "starts": "23", "entry": "22",
+    "dice": "17",
+    "target": "61",
+    "target_strict": "61",
+    "singles": "33-34",
+    "triples": "35-40",
+    "kinds": "41-42",
+    "hot_dice": "28",
+    "finish": "61",
+    "starts": "23",
+    "entry": "22",
     # Three pairs, the straight and six 1s need a sixth die: off with five.
-    "three_pairs": "45 (six dice only)", "straight": "46 (six dice only)", "instant_win": "44 (six dice only)",
+    "three_pairs": "45 (six dice only)",
+    "straight": "46 (six dice only)",
+    "instant_win": "44 (six dice only)",
 }
 # Lines of each preset's text that state the knob; a knob missing here is not in the text and
 # keeps the engine's default.
 LINES: dict[str, dict[str, str]] = {
     "family": _FAMILY,
-    "farke": {**_FAMILY, "dice": "67", "entry": "67", "kinds": "41-43", "instant_win": "44",
-              "three_pairs": "45", "straight": "46"},
+    "farke": {
+        **_FAMILY,
+        "dice": "67",
+        "entry": "67",
+        "kinds": "41-43",
+        "instant_win": "44",
+        "three_pairs": "45",
+        "straight": "46",
+    },
     "tenthousand": {
-        "dice": "3", "singles": "7-8", "triples": "9", "kinds": "10-12", "three_pairs": "13", "straight": "14",
-        "hot_dice": "29", "entry": "33", "target": "57", "target_strict": "57", "finish": "57",
+        "dice": "3",
+        "singles": "7-8",
+        "triples": "9",
+        "kinds": "10-12",
+        "three_pairs": "13",
+        "straight": "14",
+        "hot_dice": "29",
+        "entry": "33",
+        "target": "57",
+        "target_strict": "57",
+        "finish": "57",
         "tie_replay": "59",
     },
     "wikipedia": {
-        "dice": "11", "singles": "39", "triples": "39", "kinds": "37", "instant_win": "39",
-        "three_pairs": "39", "straight": "39", "entry": "25", "piggyback": "29-31", "piggyback_sweep": "23, 31",
-        "hot_dice": "23", "target": "47", "finish": "49", "small_straight": "43", "full_house": "43",
+        "dice": "11",
+        "singles": "39",
+        "triples": "39",
+        "kinds": "37",
+        "instant_win": "39",
+        "three_pairs": "39",
+        "straight": "39",
+        "entry": "25",
+        "piggyback": "29-31",
+        "piggyback_sweep": "23, 31",
+        "hot_dice": "23",
+        "target": "47",
+        "finish": "49",
+        "small_straight": "43",
+        "full_house": "43",
         "boxcar": "43",
     },
     "zilch": {
-        "singles": "9-11", "straight": "13", "three_pairs": "15", "triples": "17-19", "kinds": "21-25",
-        "target": "28", "target_strict": "28", "finish": "28", "dice": "34", "hot_dice": "34",
-        "pass_scores_throw": "34", "entry": "38", "piggyback": "41",
+        "singles": "9-11",
+        "straight": "13",
+        "three_pairs": "15",
+        "triples": "17-19",
+        "kinds": "21-25",
+        "target": "28",
+        "target_strict": "28",
+        "finish": "28",
+        "dice": "34",
+        "hot_dice": "34",
+        "pass_scores_throw": "34",
+        "entry": "38",
+        "piggyback": "41",
     },
     "stone": {
-        "dice": "9", "singles": "9", "triples": "9", "kinds": "9", "straight": "9", "three_pairs": "9",
-        "four_and_pair": "9", "hot_dice": "11", "target": "13", "finish": "13",
+        "dice": "9",
+        "singles": "9",
+        "triples": "9",
+        "kinds": "9",
+        "straight": "9",
+        "three_pairs": "9",
+        "four_and_pair": "9",
+        "hot_dice": "11",
+        "target": "13",
+        "finish": "13",
     },
-    "farkle": {key: "15-17" for key in (
-        "kinds", "singles", "triples", "straight", "three_pairs", "four_and_pair", "two_triplets",
-        "three_farkle_penalty")},
+    "farkle": {
+        key: "15-17"
+        for key in (
+            "kinds",
+            "singles",
+            "triples",
+            "straight",
+            "three_pairs",
+            "four_and_pair",
+            "two_triplets",
+            "three_farkle_penalty",
+        )
+    },
 }
 
 
@@ -121,8 +187,13 @@ def _knob_of(name: str) -> str:
         return "triples"
     if name[0].isdigit():
         return "kinds"
-    return {"three pairs": "three_pairs", "four and a pair": "four_and_pair", "straight": "straight",
-            "full house": "full_house", "two triplets": "two_triplets"}.get(name, "small_straight")
+    return {
+        "three pairs": "three_pairs",
+        "four and a pair": "four_and_pair",
+        "straight": "straight",
+        "full house": "full_house",
+        "two triplets": "two_triplets",
+    }.get(name, "small_straight")
 
 
 def combination_lines(rules: Ruleset) -> tuple[CombinationLine, ...]:
@@ -136,6 +207,9 @@ def combination_lines(rules: Ruleset) -> tuple[CombinationLine, ...]:
             seen[combo.name] = line
     lines = list(seen.values())
     if rules.boxcar and rules.three_pairs is not None and rules.dice == 6:
-        lines.append(CombinationLine("three pairs over dice set aside (boxcar)", rules.three_pairs, False,
-                                     knob_source(rules, "boxcar")))
+        lines.append(
+            CombinationLine(
+                "three pairs over dice set aside (boxcar)", rules.three_pairs, False, knob_source(rules, "boxcar")
+            )
+        )
     return tuple(lines)

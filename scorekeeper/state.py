@@ -21,8 +21,10 @@ class PlayerState:
 
     def __repr__(self) -> str:
         left = "" if self.playing else ", playing=False"
-        return (f"PlayerState(name={self.name!r}, score={self.score}, on_board={self.on_board}, "
-                f"farkles_in_a_row={self.farkles_in_a_row}{left})")
+        return (
+            f"PlayerState(name={self.name!r}, score={self.score}, on_board={self.on_board}, "
+            f"farkles_in_a_row={self.farkles_in_a_row}{left})"
+        )
 
 
 @dataclass(frozen=True)
@@ -65,8 +67,12 @@ class RollOff:
         return None if self.decided else next(s for s in self.contenders if s not in rolled)
 
     def to_dict(self) -> dict[str, object]:
-        return {"contenders": list(self.contenders), "rolls": [{"player": s, "face": f} for s, f in self.rolls],
-                "decided": self.decided, "next": self.next_roller}
+        return {
+            "contenders": list(self.contenders),
+            "rolls": [{"player": s, "face": f} for s, f in self.rolls],
+            "decided": self.decided,
+            "next": self.next_roller,
+        }
 
 
 @dataclass(frozen=True)
@@ -113,8 +119,13 @@ class GameState:
             "version": self.version,
             "rules": self.rules.name,
             "players": [
-                {"name": p.name, "score": p.score, "on_board": p.on_board, "farkles_in_a_row": p.farkles_in_a_row,
-                 "playing": p.playing}
+                {
+                    "name": p.name,
+                    "score": p.score,
+                    "on_board": p.on_board,
+                    "farkles_in_a_row": p.farkles_in_a_row,
+                    "playing": p.playing,
+                }
                 for p in self.players
             ],
             "current": self.current,
@@ -133,7 +144,8 @@ class GameState:
             "winner": self.winner_name,
             "turn_number": self.turn_number,
             "round_number": self.round_number,
-            "last_farkle": None if self.last_farkle is None
+            "last_farkle": None
+            if self.last_farkle is None
             else {"player": self.players[self.last_farkle[0]].name, "faces": list(self.last_farkle[1])},
             "target": self.rules.target,
             "first": self.first,

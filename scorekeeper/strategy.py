@@ -94,6 +94,7 @@ def situations(rules: Ruleset) -> list[Situation]:
 
 # ---- the throws of n dice, reduced to what the dynamic programme needs -------------------------------
 
+
 @dataclass(frozen=True)
 class ThrowGroups:
     """All throws of `dice` dice, grouped by their useful keeps.
@@ -153,7 +154,7 @@ def bank_cap(rules: Ruleset) -> int:
     """
     cap = 0.0
     for groups in throw_groups(rules)[1:]:
-        total = 6 ** groups.dice
+        total = 6**groups.dice
         expected = sum(ways * max(p for p, _, _ in options) for ways, options in groups.groups) / total
         if groups.farkle_ways == 0:
             raise ValueError(f"{rules!r}: every throw of {groups.dice} dice scores, so a turn never has to end")
@@ -163,6 +164,7 @@ def bank_cap(rules: Ruleset) -> int:
 
 
 # ---- the tables --------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True, repr=False)
 class TurnTable:
@@ -235,7 +237,7 @@ def hot_chain_reach(rules: Ruleset) -> int:
     makes this below 1e-15 at the x where f(x) = 1/2.
     """
     whole = [
-        (ways / 6 ** rules.dice, points)
+        (ways / 6**rules.dice, points)
         for ways, options in throw_groups(rules)[rules.dice].groups
         for points, left, instant in options
         if left == 0 and not instant
@@ -289,7 +291,7 @@ def build_table(rules: Ruleset, situation: Situation, start: int, beyond: float 
             (ways, tuple((totals if instant else after[left], p // step) for p, left, instant in options))
             for ways, options in g.groups
         )
-        plans.append((n, plan, g.farkle_ways * cost, 6 ** n))
+        plans.append((n, plan, g.farkle_ways * cost, 6**n))
 
     for i in range(size - 1, -1, -1):
         t = totals[i]
@@ -324,7 +326,7 @@ def build_table(rules: Ruleset, situation: Situation, start: int, beyond: float 
 def farkle_chance(rules: Ruleset, dice: int) -> float:
     """The chance that a throw of `dice` dice scores nothing."""
     g = throw_groups(rules)[dice]
-    return g.farkle_ways / 6 ** dice
+    return g.farkle_ways / 6**dice
 
 
 def expected_turn(rules: Ruleset, situation: Situation = ON_BOARD) -> float:
@@ -353,6 +355,7 @@ def bank_thresholds(rules: Ruleset, situation: Situation = ON_BOARD) -> dict[int
 
 
 # ---- advice ------------------------------------------------------------------------------------------
+
 
 def _points(value: float | None) -> float | None:
     """Expected points as shown in JSON: two decimals are more than any table needs."""
@@ -502,8 +505,16 @@ def _advise_throw(faces: tuple[int, ...], rules: Ruleset, turn_total: int, situa
     rated[best_at] = dataclasses.replace(rated[best_at], best=True)
     best = rated[best_at]
     return Advice(
-        rules, situation, turn_total, len(faces), faces, chance, tuple(rated),
-        Action.keep(best.keep.dice), best.then, best.expected,
+        rules,
+        situation,
+        turn_total,
+        len(faces),
+        faces,
+        chance,
+        tuple(rated),
+        Action.keep(best.keep.dice),
+        best.then,
+        best.expected,
     )
 
 
@@ -526,13 +537,38 @@ def _advise_state(state: GameState) -> Advice:
     if piggyback is not None and piggyback > expected:
         action, expected = Action.piggyback(), piggyback
     return Advice(
-        rules, situation, t, n, None, farkle_chance(rules, n), (), action, None, expected,
-        expected_if_bank=bank, expected_if_roll=roll, expected_if_piggyback=piggyback,
+        rules,
+        situation,
+        t,
+        n,
+        None,
+        farkle_chance(rules, n),
+        (),
+        action,
+        None,
+        expected,
+        expected_if_bank=bank,
+        expected_if_roll=roll,
+        expected_if_piggyback=piggyback,
     )
 
 
 __all__ = [
-    "Action", "Advice", "KeepAdvice", "ON_BOARD", "Situation", "ThrowGroups", "TurnTable", "advise", "bank_cap",
-    "bank_thresholds", "build_table", "expected_turn", "farkle_chance", "hot_chain_reach", "point_step", "table",
+    "Action",
+    "Advice",
+    "KeepAdvice",
+    "ON_BOARD",
+    "Situation",
+    "ThrowGroups",
+    "TurnTable",
+    "advise",
+    "bank_cap",
+    "bank_thresholds",
+    "build_table",
+    "expected_turn",
+    "farkle_chance",
+    "hot_chain_reach",
+    "point_step",
+    "table",
     "throw_groups",
 ]

@@ -7,6 +7,7 @@ from copy import copy
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from scorekeeper import events as ev
 from scorekeeper.dice import Keep, counts_of, parse_face, parse_faces
 from scorekeeper.errors import (
     GameOver,
@@ -19,7 +20,6 @@ from scorekeeper.errors import (
     IllegalRollOff,
     IllegalThrow,
 )
-from scorekeeper import events as ev
 from scorekeeper.events import Event
 from scorekeeper.numbers import short
 from scorekeeper.rules import RANGES, Ruleset, range_text
@@ -219,7 +219,8 @@ class Table:
         self._check_next_throw(
             IllegalThrow,
             "set aside at least one scoring die from the last throw before throwing again",
-            "points", "this turn is scored by typed points: type more, bank or type a farkle",
+            "points",
+            "this turn is scored by typed points: type more, bank or type a farkle",
         )
         if len(faces) != self.dice_left:
             raise IllegalThrow(f"{len(faces)} dice thrown, but {self.dice_left} are in play")
@@ -331,7 +332,8 @@ class Table:
         self._check_next_throw(
             IllegalPoints,
             "a throw is waiting for a keep: keep dice or correct the throw",
-            "dice", "this turn is played with dice: points cannot be typed into it",
+            "dice",
+            "this turn is played with dice: points cannot be typed into it",
         )
         if points <= 0 or points % 50:
             raise IllegalPoints(f"points come in multiples of 50, not {points}")
@@ -443,11 +445,18 @@ class Table:
         return seat
 
     def _record_turn(self, result: Literal["bank", "farkle", "instant-win"], points: int, penalty: int) -> None:
-        self.turns.append(TurnRecord(
-            number=self.turn_number, player=self.current, throws=tuple(self.throws), result=result,
-            points=points, score_after=self.players[self.current].score,
-            piggyback=self.piggyback_total, penalty=penalty,
-        ))
+        self.turns.append(
+            TurnRecord(
+                number=self.turn_number,
+                player=self.current,
+                throws=tuple(self.throws),
+                result=result,
+                points=points,
+                score_after=self.players[self.current].score,
+                piggyback=self.piggyback_total,
+                penalty=penalty,
+            )
+        )
         self.turn_starts.append(self.turn_began)
 
     def _end_turn(self) -> None:

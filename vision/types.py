@@ -9,7 +9,6 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-
 BGR = tuple[int, int, int]
 """A colour as OpenCV stores it: blue, green, red, each 0..255."""
 

@@ -31,17 +31,17 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.config.from_mapping(
         SECRET_KEY=os.environ.get("DICEKEEPER_SECRET_KEY") or os.urandom(24).hex(),
         DATABASE=str(default_database()),
-        DICE_SOURCE="auto",       # virtual | manual | camera | auto (camera when present)
-        DICE_SEED=None,           # a number replays the same virtual throws (tests)
-        PUBLIC_URL=None,          # the address phones use, e.g. http://192.168.1.20:8000
-        STREAM_KEEPALIVE=15.0,    # seconds between comments on an idle event stream
-        STREAM_POLL=0.25,         # seconds between looks for changes made by other processes
-        MAX_STREAMS=48,           # open event streams at once; more get 503 (each holds a server thread)
-        CAMERA_FRAME_URL=None,    # where the table view finds the camera image (camera games)
-        COMPUTER_PLAYERS=None,    # True/False: * players play by themselves; None: yes, except when TESTING
-        COMPUTER_PACE=0.8,        # seconds before each computer move, so people can follow it
+        DICE_SOURCE="auto",  # virtual | manual | camera | auto (camera when present)
+        DICE_SEED=None,  # a number replays the same virtual throws (tests)
+        PUBLIC_URL=None,  # the address phones use, e.g. http://192.168.1.20:8000
+        STREAM_KEEPALIVE=15.0,  # seconds between comments on an idle event stream
+        STREAM_POLL=0.25,  # seconds between looks for changes made by other processes
+        MAX_STREAMS=48,  # open event streams at once; more get 503 (each holds a server thread)
+        CAMERA_FRAME_URL=None,  # where the table view finds the camera image (camera games)
+        COMPUTER_PLAYERS=None,  # True/False: * players play by themselves; None: yes, except when TESTING
+        COMPUTER_PACE=0.8,  # seconds before each computer move, so people can follow it
         MAX_CONTENT_LENGTH=2 * 1024 * 1024,
-        TRUSTED_ORIGINS=(),        # more addresses pages may post from, e.g. behind a proxy
+        TRUSTED_ORIGINS=(),  # more addresses pages may post from, e.g. behind a proxy
     )
     if test_config is not None:
         app.config.from_mapping(test_config)
@@ -50,12 +50,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     guard.init_app(app)
     broker = Broker()
     app.extensions["dicekeeper.live"] = broker
-    app.extensions["dicekeeper.games"] = GameBook(
-        Roller(app.config["DICE_SEED"]), broker, app.config["DICE_SOURCE"]
-    )
+    app.extensions["dicekeeper.games"] = GameBook(Roller(app.config["DICE_SEED"]), broker, app.config["DICE_SOURCE"])
 
-    from web import api, history, pages, rules_page
-    from web import camera, install
+    from web import api, camera, history, install, pages, rules_page
 
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)

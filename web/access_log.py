@@ -36,5 +36,11 @@ class AccessLog:
         try:
             return self.app(environ, recording_start_response)
         finally:
-            log.info("%s %s %s %s %.1f ms", environ.get("REMOTE_ADDR", "-"), environ.get("REQUEST_METHOD", "-"),
-                     target, status[0] if status else "-", 1000 * (time.monotonic() - started))
+            log.info(
+                "%s %s %s %s %.1f ms",
+                environ.get("REMOTE_ADDR", "-"),
+                environ.get("REQUEST_METHOD", "-"),
+                target,
+                status[0] if status else "-",
+                1000 * (time.monotonic() - started),
+            )

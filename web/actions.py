@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from scorekeeper import Banked, Game, GameState, IllegalRollOff, Kept
-
 from web.dice_sources import Roller
 from web.inputs import InputError, name_problem
 
@@ -56,7 +55,7 @@ def apply_action(game: Game, source: str, roller: Roller, action: str, payload: 
                 raise InputError(f'this game reads {source} dice: send the faces as {{"dice": [...]}}')
             dice = roller.roll(game.state.dice_left)
         elif source == "virtual":
-            raise InputError('this game rolls virtual dice: send {} to throw')
+            raise InputError("this game rolls virtual dice: send {} to throw")
         game.throw(dice)
     elif action == "keep":
         game.keep(_required(_dice_field(payload), action))
@@ -133,7 +132,7 @@ def _required(dice: object, action: str) -> Any:
 
 def _required_field(payload: Mapping[str, object], name: str, example: str) -> object:
     if name not in payload:
-        raise InputError(f'send the {name} as {example}')
+        raise InputError(f"send the {name} as {example}")
     return payload[name]
 
 

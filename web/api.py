@@ -15,16 +15,24 @@ from werkzeug.exceptions import HTTPException
 from scorekeeper import DiceError, IllegalAction, RulesError
 from web import db as database
 from web.access import token_from
-from web.games import (ACTIONS, GameBook, GameNotFound, InputError, NotYourTurn, StaleVersion, import_payload,
-                       ruleset_from_request)
-from web.seats import Actor, actor_for, give_seat, seated
+from web.games import (
+    ACTIONS,
+    GameBook,
+    GameNotFound,
+    InputError,
+    NotYourTurn,
+    StaleVersion,
+    import_payload,
+    ruleset_from_request,
+)
 from web.inputs import load_json, whole_number
 from web.live import ALL_GAMES, Broker
+from web.seats import Actor, actor_for, give_seat, seated
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 CREATE_FIELDS = {"players", "rules", "set", "house", "source"}
-MAX_ACTION_BODY = 16 * 1024   # an action carries a few dice and a version
+MAX_ACTION_BODY = 16 * 1024  # an action carries a few dice and a version
 MAX_CREATE_BODY = 64 * 1024
 
 
@@ -79,7 +87,12 @@ def on_api_error(exc: ApiError) -> ResponseReturnValue:
 
 
 ERROR_STATUS: dict[type[Exception], int] = {
-    InputError: 400, DiceError: 400, RulesError: 400, IllegalAction: 422, GameNotFound: 404, NotYourTurn: 403,
+    InputError: 400,
+    DiceError: 400,
+    RulesError: 400,
+    IllegalAction: 422,
+    GameNotFound: 404,
+    NotYourTurn: 403,
 }
 """The HTTP status each error of the engine or the game book answers with; the message is the error's."""
 
@@ -135,8 +148,7 @@ def create_game() -> ResponseReturnValue:
     if source is not None and not isinstance(source, str):
         raise ApiError(400, f"source must be a text, not {source!r}")
     record, game, notice = book().create(database.get_db(), body.get("players"), rules, source)
-    answer: dict[str, Any] = {"id": record.id, "token": record.token,
-                              "state": GameBook.state_dict(record, game.state)}
+    answer: dict[str, Any] = {"id": record.id, "token": record.token, "state": GameBook.state_dict(record, game.state)}
     if notice:
         answer["notice"] = notice
     return jsonify(answer), 201
@@ -210,8 +222,7 @@ def act(game_id: int, action: str) -> ResponseReturnValue:
     body = json_body(MAX_ACTION_BODY)
     version = expected_version(body)
     payload = {k: v for k, v in body.items() if k != "version"}
-    state = book().record_action(database.get_db(), game_id, action, payload, version,
-                                 seat=actor.seat)
+    state = book().record_action(database.get_db(), game_id, action, payload, version, seat=actor.seat)
     return jsonify(state)
 
 
@@ -286,8 +297,9 @@ def _stream(channel: int, render: Render) -> Response:
         finally:
             conn.close()
 
-    response = Response(generate(), mimetype="text/event-stream",
-                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    response = Response(
+        generate(), mimetype="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    )
     # Counted until the server has written the stream's last chunk, so shutdown can wait for it.
     response.call_on_close(live.stream_ended)
     return response

@@ -17,9 +17,9 @@ from scorekeeper import DiceError, IllegalAction, RulesError
 from web import db as database
 from web.access import allowed, token_from
 from web.camera_loop import CameraLoop
-from web.throw_recorder import ProposalGone
 from web.games import GameBook, GameNotFound, InputError, StaleVersion, check_version
 from web.inputs import load_json
+from web.throw_recorder import ProposalGone
 
 bp = Blueprint("camera", __name__, url_prefix="/camera")
 EXTENSION = "dicekeeper.camera"  # where web.workers keeps the running loop
@@ -38,9 +38,20 @@ def _error(status: int, message: str, **extra: Any):
 def state():
     loop = camera_loop()
     if loop is None:
-        return jsonify({"source": {"name": "none", "status": "off", "message": "no camera source configured"},
-                        "phase": "waiting", "in_play": [], "set_aside": [], "fps": 0.0, "read_ms": 0.0,
-                        "game": None, "recorded": 0, "last_throw": None, "error": ""})
+        return jsonify(
+            {
+                "source": {"name": "none", "status": "off", "message": "no camera source configured"},
+                "phase": "waiting",
+                "in_play": [],
+                "set_aside": [],
+                "fps": 0.0,
+                "read_ms": 0.0,
+                "game": None,
+                "recorded": 0,
+                "last_throw": None,
+                "error": "",
+            }
+        )
     return jsonify(loop.state().to_dict())
 
 
@@ -72,14 +83,18 @@ def stream():
             data, seen = loop.jpeg()
             if data is None:
                 continue
-            yield (f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: {len(data)}\r\n\r\n").encode() \
-                + data + b"\r\n"
+            yield (
+                (f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: {len(data)}\r\n\r\n").encode()
+                + data
+                + b"\r\n"
+            )
             rest = period - (time.monotonic() - started)
             if rest > 0:
                 time.sleep(rest)
 
-    return Response(generate(), mimetype=f"multipart/x-mixed-replace; boundary={BOUNDARY}",
-                    headers={"Cache-Control": "no-store"})
+    return Response(
+        generate(), mimetype=f"multipart/x-mixed-replace; boundary={BOUNDARY}", headers={"Cache-Control": "no-store"}
+    )
 
 
 def _game_with_token(game_id: int):

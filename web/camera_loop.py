@@ -22,7 +22,7 @@ import numpy as np
 
 from vision.adapt.memory import crops_of
 from vision.live.frames import RateMeter
-from vision.live.settle import DiceReaderLike, SettleConfig, SettledThrow, ThrowWatcher
+from vision.live.settle import DiceReaderLike, SettleConfig, ThrowWatcher
 from vision.live.sources import BaseSource, SourceError, SourceState, open_source
 from web import db as database
 from web.demo_driver import DemoDriver
@@ -53,9 +53,16 @@ class LoopState:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "source": self.source.to_dict(), "phase": self.phase, "in_play": list(self.in_play),
-            "set_aside": list(self.set_aside), "fps": round(self.fps, 1), "read_ms": round(self.read_ms, 1),
-            "game": self.game, "recorded": self.recorded, "last_throw": self.last_throw, "error": self.error,
+            "source": self.source.to_dict(),
+            "phase": self.phase,
+            "in_play": list(self.in_play),
+            "set_aside": list(self.set_aside),
+            "fps": round(self.fps, 1),
+            "read_ms": round(self.read_ms, 1),
+            "game": self.game,
+            "recorded": self.recorded,
+            "last_throw": self.last_throw,
+            "error": self.error,
         }
 
 
@@ -231,8 +238,12 @@ class CameraLoop:
                 phase=status.phase if status is not None else "waiting",
                 in_play=tuple(d.value for d in status.in_play) if status is not None else (),
                 set_aside=tuple(d.value for d in status.set_aside) if status is not None else (),
-                fps=self._fps, read_ms=self._read_ms, game=self.demo.game, recorded=recorded,
-                last_throw=last_throw, error=self._error,
+                fps=self._fps,
+                read_ms=self._read_ms,
+                game=self.demo.game,
+                recorded=recorded,
+                last_throw=last_throw,
+                error=self._error,
             )
 
     def jpeg(self, quality: int = 75) -> tuple[bytes | None, int]:

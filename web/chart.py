@@ -6,8 +6,20 @@ from dataclasses import dataclass
 
 from scorekeeper import TurnRecord
 
-COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2",
-           "#7f7f7f", "#bcbd22", "#393b79", "#637939")
+COLOURS = (
+    "#1f77b4",
+    "#d62728",
+    "#2ca02c",
+    "#9467bd",
+    "#ff7f0e",
+    "#17becf",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#393b79",
+    "#637939",
+)
 WIDTH, HEIGHT = 640, 300
 LEFT, RIGHT, TOP, BOTTOM = 56, 16, 16, 36
 
@@ -25,8 +37,8 @@ class Chart:
     width: int
     height: int
     series: tuple[Series, ...]
-    y_ticks: tuple[tuple[float, int], ...]   # (y, score)
-    x_ticks: tuple[tuple[float, int], ...]   # (x, round)
+    y_ticks: tuple[tuple[float, int], ...]  # (y, score)
+    x_ticks: tuple[tuple[float, int], ...]  # (x, round)
     target_y: float | None
     left: int = LEFT
     right: int = WIDTH - RIGHT
@@ -44,8 +56,9 @@ def score_chart(players: tuple[str, ...], turns: tuple[TurnRecord, ...], target:
     return line_chart(list(zip(players, history)), rounds, target)
 
 
-def line_chart(lines: list[tuple[str, list[tuple[int, int]]]], x_max: int, reference: int | None = None,
-               x_min: int = 0) -> Chart:
+def line_chart(
+    lines: list[tuple[str, list[tuple[int, int]]]], x_max: int, reference: int | None = None, x_min: int = 0
+) -> Chart:
     """One line per name through its (x, value) points, x from `x_min` to `x_max`; `reference` is a
     dashed line across (a target), and is always in range."""
     values = [v for _, points in lines for _, v in points]
@@ -63,8 +76,9 @@ def line_chart(lines: list[tuple[str, list[tuple[int, int]]]], x_max: int, refer
     x_step = max(1, _nice_step((x_max - x_min) / 8))
     x_ticks = tuple((x_of(x), x) for x in range(x_min, x_max + 1, int(x_step)))
     series = tuple(
-        Series(name, COLOURS[i % len(COLOURS)], tuple((x_of(x), y_of(v)) for x, v in points),
-               tuple(v for _, v in points))
+        Series(
+            name, COLOURS[i % len(COLOURS)], tuple((x_of(x), y_of(v)) for x, v in points), tuple(v for _, v in points)
+        )
         for i, (name, points) in enumerate(lines)
     )
     target_y = y_of(reference) if reference is not None and reference <= high else None

@@ -38,8 +38,16 @@ class ComputerPlayers:
     """Plays the `*` players of every virtual game in one database. `start()` runs it in a daemon
     thread; it stops on `stop()` or when the broker closes (the server shutting down)."""
 
-    def __init__(self, database_path: str, book: GameBook, broker: Broker, pace: float = 0.8,
-                 poll: float = 0.25, rescan: float = 2.0, rng: random.Random | None = None) -> None:
+    def __init__(
+        self,
+        database_path: str,
+        book: GameBook,
+        broker: Broker,
+        pace: float = 0.8,
+        poll: float = 0.25,
+        rescan: float = 2.0,
+        rng: random.Random | None = None,
+    ) -> None:
         self.database_path = database_path
         self.book = book
         self.broker = broker

@@ -44,11 +44,13 @@ def check_writable(path: str | Path, timeout: float = 5.0) -> None:
         if "readonly" in text or "read-only" in text:
             raise DatabaseUnavailable(
                 f"the database {path} is read-only: dicekeeper must write to it; check the permissions of the "
-                "file and its folder, or choose another file with --db") from None
+                "file and its folder, or choose another file with --db"
+            ) from None
         if "locked" in text or "busy" in text:
             raise DatabaseUnavailable(
                 f"the database {path} is locked by another program (waited {timeout:g} s); close it, "
-                "or choose another file with --db") from None
+                "or choose another file with --db"
+            ) from None
         raise DatabaseUnavailable(f"cannot open the database {path}: {exc}") from None
     except OSError as exc:
         raise DatabaseUnavailable(f"cannot open the database {path}: {exc.strerror or exc}") from None

@@ -16,7 +16,7 @@ from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, UTC
+from datetime import UTC, datetime
 from typing import Any
 
 from scorekeeper import (
@@ -25,17 +25,14 @@ from scorekeeper import (
     GameState,
     IllegalAction,
     Keep,
-    Ruleset,
     RulesError,
+    Ruleset,
     ScorekeeperError,
     compose_ruleset,
     event_from_dict,
-    house_rule,
-    preset,
     ruleset_from_dict,
 )
 from scorekeeper.game import check_players
-
 from web.actions import ACTIONS, TABLE_ONLY, apply_action, roll_off_open, undo
 from web.advice import advice_for
 from web.dice_sources import SOURCES, Roller, choose_source
@@ -165,8 +162,12 @@ class GameBook:
         if row is None:
             raise GameNotFound(f"no game {game_id}")
         return GameRecord(
-            id=row["id"], created_at=row["created_at"], players=tuple(json.loads(row["players"])),
-            rules=ruleset_from_dict(json.loads(row["rules"])), source=row["source"], token=row["token"],
+            id=row["id"],
+            created_at=row["created_at"],
+            players=tuple(json.loads(row["players"])),
+            rules=ruleset_from_dict(json.loads(row["rules"])),
+            source=row["source"],
+            token=row["token"],
         )
 
     def _live(self, db: sqlite3.Connection, game_id: int) -> _Live:
@@ -207,8 +208,9 @@ class GameBook:
     def _read(self, db: sqlite3.Connection, game_id: int, copy: bool) -> tuple[GameRecord, GameState, Game | None]:
         return self._caught_up(db, game_id, self._live(db, game_id), copy)
 
-    def _caught_up(self, db: sqlite3.Connection, game_id: int, live: _Live,
-                   copy: bool) -> tuple[GameRecord, GameState, Game | None]:
+    def _caught_up(
+        self, db: sqlite3.Connection, game_id: int, live: _Live, copy: bool
+    ) -> tuple[GameRecord, GameState, Game | None]:
         with live.lock:
             db.execute("BEGIN")  # one snapshot of the events
             try:
@@ -248,10 +250,19 @@ class GameBook:
         assert isinstance(players, list)
         for player in players:
             player["computer"] = is_computer(player["name"])
-        for keep, listed in zip(state.keeps, data["keeps"]):  # type: ignore[arg-type]
+        keeps = data["keeps"]
+        assert isinstance(keeps, list)
+        for keep, listed in zip(state.keeps, keeps):
             listed["can_bank"] = can_bank_with(state, keep)
-        return {"id": record.id, "source": record.source, "created_at": record.created_at, **data,
-                "starts": state.rules.starts, "roll_off_open": roll_off_open(state), "advice": advice_for(state)}
+        return {
+            "id": record.id,
+            "source": record.source,
+            "created_at": record.created_at,
+            **data,
+            "starts": state.rules.starts,
+            "roll_off_open": roll_off_open(state),
+            "advice": advice_for(state),
+        }
 
     def events(self, db: sqlite3.Connection, game_id: int) -> list[dict[str, Any]]:
         self.record(db, game_id)
@@ -266,12 +277,20 @@ class GameBook:
         out = []
         for row in rows:
             state = self.state(db, row["id"])
-            out.append({
-                "id": row["id"], "created_at": state["created_at"], "source": state["source"],
-                "players": [p["name"] for p in state["players"]], "rules": state["rules"],
-                "version": state["version"], "finished": state["finished"], "winner": state["winner"],
-                "scores": [p["score"] for p in state["players"]], "abandoned_at": row["abandoned_at"],
-            })
+            out.append(
+                {
+                    "id": row["id"],
+                    "created_at": state["created_at"],
+                    "source": state["source"],
+                    "players": [p["name"] for p in state["players"]],
+                    "rules": state["rules"],
+                    "version": state["version"],
+                    "finished": state["finished"],
+                    "winner": state["winner"],
+                    "scores": [p["score"] for p in state["players"]],
+                    "abandoned_at": row["abandoned_at"],
+                }
+            )
         return out
 
     def abandon(self, db: sqlite3.Connection, game_id: int, abandoned: bool = True) -> None:
@@ -293,8 +312,14 @@ class GameBook:
         self.broker.publish(game_id)
 
     # ---- writing ----------------------------------------------------------------------------
-    def create(self, db: sqlite3.Connection, players: object, rules: Ruleset, source: str | None = None,
-               events: list[object] | None = None) -> tuple[GameRecord, Game, str | None]:
+    def create(
+        self,
+        db: sqlite3.Connection,
+        players: object,
+        rules: Ruleset,
+        source: str | None = None,
+        events: list[object] | None = None,
+    ) -> tuple[GameRecord, Game, str | None]:
         """Store a new game (optionally with the events of an imported one). Returns the notice of
         a dice source that could not be used, if any."""
         names = player_names(players)
@@ -349,8 +374,15 @@ class GameBook:
         row = db.execute("SELECT rematch_id FROM games WHERE id = ?", (game_id,)).fetchone()
         return self.record(db, row["rematch_id"]) if row["rematch_id"] is not None else None
 
-    def record_action(self, db: sqlite3.Connection, game_id: int, action: str, payload: Mapping[str, object],
-                      expected_version: object = None, seat: int | None = None) -> dict[str, Any]:
+    def record_action(
+        self,
+        db: sqlite3.Connection,
+        game_id: int,
+        action: str,
+        payload: Mapping[str, object],
+        expected_version: object = None,
+        seat: int | None = None,
+    ) -> dict[str, Any]:
         """Check and store one action; returns the new state as the API serves it.
 
         Raises InputError (malformed), a ScorekeeperError (DiceError/RulesError: malformed dice;
@@ -390,8 +422,10 @@ class GameBook:
                         now = utc_now()
                         db.executemany(
                             "INSERT INTO events (game_id, seq, event, created_at) VALUES (?, ?, ?, ?)",
-                            [(game_id, seq, json.dumps(e.to_dict()), now)
-                             for seq, e in enumerate(game.events_since(before), start=before + 1)],
+                            [
+                                (game_id, seq, json.dumps(e.to_dict()), now)
+                                for seq, e in enumerate(game.events_since(before), start=before + 1)
+                            ],
                         )
                         db.execute("COMMIT")
                     except BaseException:
@@ -448,8 +482,7 @@ def check_seat(record: GameRecord, game: Game, seat: int, action: str) -> None:
         except IllegalAction:
             return  # the game refuses it anyway, with its own reason
         if trial.state.current != seat:
-            raise NotYourTurn(f"undo would take back {names[trial.state.current]}'s turn: "
-                              "only the table can do that")
+            raise NotYourTurn(f"undo would take back {names[trial.state.current]}'s turn: only the table can do that")
 
 
 def import_payload(data: object) -> tuple[object, Ruleset, list[object], str | None]:
@@ -474,7 +507,6 @@ def import_payload(data: object) -> tuple[object, Ruleset, list[object], str | N
     return data.get("players"), rules, events, source
 
 
-
 def replay_problem(players: tuple[str, ...], rules: Ruleset, events: list[object]) -> str | None:
     """Why an imported game's events do not replay, naming the first one refused; None when they do."""
     game = Game(players, rules)
@@ -482,7 +514,7 @@ def replay_problem(players: tuple[str, ...], rules: Ruleset, events: list[object
         kind = data.get("type") if isinstance(data, Mapping) else None
         label = f"event {number} of {len(events)}" + (f" ({kind[:20]})" if isinstance(kind, str) else "")
         try:
-            game.apply(event_from_dict(data))  # type: ignore[arg-type]
+            game.apply(event_from_dict(data))
         except ScorekeeperError as exc:
             return f"{label} is refused: {exc}"
     return None

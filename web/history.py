@@ -13,12 +13,12 @@ from flask.typing import ResponseReturnValue
 from scorekeeper import Event, Game, LogEntry, ScorekeeperError, TurnRecord
 from web import db as database
 from web.access import token_from
-from web.seats import actor_for
-from web.stats import average_turn_chart, player_stats, stored_games
 from web.chart import score_chart
-from web.inputs import InputError, load_json
 from web.games import GameBook, GameNotFound, GameRecord, import_payload, replay_problem, utc_now
 from web.games import player_names as checked_names
+from web.inputs import InputError, load_json
+from web.seats import actor_for
+from web.stats import average_turn_chart, player_stats, stored_games
 
 bp = Blueprint("history", __name__, url_prefix="/history")
 
@@ -54,11 +54,20 @@ def player_names(played: Game) -> tuple[str, ...]:
 
 def turn_rows(names: tuple[str, ...], turns: tuple[TurnRecord, ...]) -> list[dict[str, Any]]:
     n = len(names)
-    return [{
-        "number": t.number, "round": (t.number - 1) // n + 1, "player": names[t.player],
-        "throws": t.throws, "result": t.result, "points": t.points, "score_after": t.score_after,
-        "piggyback": t.piggyback, "penalty": t.penalty,
-    } for t in turns]
+    return [
+        {
+            "number": t.number,
+            "round": (t.number - 1) // n + 1,
+            "player": names[t.player],
+            "throws": t.throws,
+            "result": t.result,
+            "points": t.points,
+            "score_after": t.score_after,
+            "piggyback": t.piggyback,
+            "penalty": t.penalty,
+        }
+        for t in turns
+    ]
 
 
 def event_text(event: Event, names: tuple[str, ...]) -> str:
@@ -69,11 +78,20 @@ def event_text(event: Event, names: tuple[str, ...]) -> str:
     seat = data.get("player")
     who = names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else f"seat {seat}"
     texts = {
-        "throw": f"threw {faces}", "keep": f"kept {faces}", "bank": "banked", "piggyback": "took over the dice",
-        "correct": f"corrected the throw to {faces}", "undo": "undo", "undo-turn": "undo of a turn", "redo": "redo",
-        "start-roll": f"rolled {data.get('face')} for the start", "points": f"typed +{data.get('points')}",
-        "farkle": "typed a farkle", "rename": f"seat {seat} renamed {data.get('name')}",
-        "target": f"target changed to {data.get('target')}", "add-player": f"{data.get('name')} joined",
+        "throw": f"threw {faces}",
+        "keep": f"kept {faces}",
+        "bank": "banked",
+        "piggyback": "took over the dice",
+        "correct": f"corrected the throw to {faces}",
+        "undo": "undo",
+        "undo-turn": "undo of a turn",
+        "redo": "redo",
+        "start-roll": f"rolled {data.get('face')} for the start",
+        "points": f"typed +{data.get('points')}",
+        "farkle": "typed a farkle",
+        "rename": f"seat {seat} renamed {data.get('name')}",
+        "target": f"target changed to {data.get('target')}",
+        "add-player": f"{data.get('name')} joined",
         "remove-player": f"{who} left",
     }
     return texts.get(event.kind, event.kind)
@@ -81,8 +99,10 @@ def event_text(event: Event, names: tuple[str, ...]) -> str:
 
 def log_rows(entries: tuple[LogEntry, ...], names: tuple[str, ...]) -> list[dict[str, Any]]:
     """Every event with what became of it, for a history that strikes through what was taken back."""
-    return [{"seq": e.index + 1, "text": event_text(e.event, names), "status": e.status, "kind": e.event.kind}
-            for e in entries]
+    return [
+        {"seq": e.index + 1, "text": event_text(e.event, names), "status": e.status, "kind": e.event.kind}
+        for e in entries
+    ]
 
 
 @bp.get("/<int:game_id>")
@@ -91,27 +111,51 @@ def game(game_id: int) -> ResponseReturnValue:
     turns = played.turns()
     names = player_names(played)
     return render_template(
-        "history_game.html", game=record, state=GameBook.state_dict(record, played.state),
-        turns=list(reversed(turn_rows(names, turns))), events=log_rows(played.log(), names),
+        "history_game.html",
+        game=record,
+        state=GameBook.state_dict(record, played.state),
+        turns=list(reversed(turn_rows(names, turns))),
+        events=log_rows(played.log(), names),
         chart=score_chart(names, turns, played.state.rules.target),
     )
 
 
 def export_dict(record: GameRecord, played: Game) -> dict[str, Any]:
-    return {"format": EXPORT_FORMAT, "id": record.id, "created_at": record.created_at, "exported_at": utc_now(),
-            "source": record.source, **played.to_dict()}
+    return {
+        "format": EXPORT_FORMAT,
+        "id": record.id,
+        "created_at": record.created_at,
+        "exported_at": utc_now(),
+        "source": record.source,
+        **played.to_dict(),
+    }
 
 
 @bp.get("/<int:game_id>.json")
 def export_json(game_id: int) -> ResponseReturnValue:
     record, played = load(game_id)
     body = json.dumps(export_dict(record, played), indent=2)
-    return Response(body, mimetype="application/json",
-                    headers={"Content-Disposition": f'attachment; filename="dicekeeper-game-{game_id}.json"'})
+    return Response(
+        body,
+        mimetype="application/json",
+        headers={"Content-Disposition": f'attachment; filename="dicekeeper-game-{game_id}.json"'},
+    )
 
 
-CSV_COLUMNS = ("turn", "round", "player", "throw", "faces", "kept", "kept_points", "result", "turn_points",
-               "piggyback", "penalty", "score_after")
+CSV_COLUMNS = (
+    "turn",
+    "round",
+    "player",
+    "throw",
+    "faces",
+    "kept",
+    "kept_points",
+    "result",
+    "turn_points",
+    "piggyback",
+    "penalty",
+    "score_after",
+)
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -132,27 +176,48 @@ def export_csv(game_id: int) -> ResponseReturnValue:
     writer.writerow(CSV_COLUMNS)
     for row in turn_rows(player_names(played), played.turns()):
         for index, throw in enumerate(row["throws"], start=1):
-            writer.writerow([
-                row["number"], row["round"], csv_cell(row["player"]), index, "-".join(map(str, throw.faces)),
-                "-".join(map(str, throw.kept)), throw.points, row["result"], row["points"],
-                row["piggyback"], row["penalty"], row["score_after"],
-            ])
-    return Response(out.getvalue(), mimetype="text/csv",
-                    headers={"Content-Disposition": f'attachment; filename="dicekeeper-game-{game_id}.csv"'})
+            writer.writerow(
+                [
+                    row["number"],
+                    row["round"],
+                    csv_cell(row["player"]),
+                    index,
+                    "-".join(map(str, throw.faces)),
+                    "-".join(map(str, throw.kept)),
+                    throw.points,
+                    row["result"],
+                    row["points"],
+                    row["piggyback"],
+                    row["penalty"],
+                    row["score_after"],
+                ]
+            )
+    return Response(
+        out.getvalue(),
+        mimetype="text/csv",
+        headers={"Content-Disposition": f'attachment; filename="dicekeeper-game-{game_id}.csv"'},
+    )
 
 
 @bp.get("/stats")
 def stats() -> ResponseReturnValue:
     """Every player's record across the games kept (abandoned ones left out); ?player=NAME picks one."""
-    everyone = sorted(player_stats(stored_games(book(), database.get_db())).values(),
-                      key=lambda p: (-p.wins, -p.games, p.name.casefold()))
+    everyone = sorted(
+        player_stats(stored_games(book(), database.get_db())).values(),
+        key=lambda p: (-p.wins, -p.games, p.name.casefold()),
+    )
     chosen = request.args.get("player")
     shown = [p for p in everyone if p.name == chosen] if chosen else everyone
     if chosen and not shown:
         abort(404, f"No game has a player called {chosen[:40]!r}.")
     charted = [p for p in shown if p.per_game][:12]
-    return render_template("history_stats.html", players=everyone, shown=shown, chosen=chosen,
-                           chart=average_turn_chart(charted) if charted else None)
+    return render_template(
+        "history_stats.html",
+        players=everyone,
+        shown=shown,
+        chosen=chosen,
+        chart=average_turn_chart(charted) if charted else None,
+    )
 
 
 def table_record(game_id: int) -> GameRecord:
@@ -204,8 +269,11 @@ def import_game() -> ResponseReturnValue:
     try:
         data = load_json(raw)
     except InputError:
-        return render_index(f"{upload.filename} is not an exported game: it is not JSON text. Import a file "
-                            "saved with Export JSON on a game's history page.", 400)
+        return render_index(
+            f"{upload.filename} is not an exported game: it is not JSON text. Import a file "
+            "saved with Export JSON on a game's history page.",
+            400,
+        )
     try:
         players, rules, events, source = import_payload(data)
         names = checked_names(players)

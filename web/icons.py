@@ -9,19 +9,25 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-FELT = (63, 95, 31)       # BGR of --felt
+FELT = (63, 95, 31)  # BGR of --felt
 DIE = (247, 253, 255)
 PIP = (27, 27, 27)
 SIZES = (192, 512)
-OVERSAMPLE = 4            # drawn large and shrunk, for smooth edges
+OVERSAMPLE = 4  # drawn large and shrunk, for smooth edges
 
 
-def _rounded_square(image: np.ndarray, left: int, top: int, side: int, radius: int, colour: tuple[int, int, int]) -> None:
+def _rounded_square(
+    image: np.ndarray, left: int, top: int, side: int, radius: int, colour: tuple[int, int, int]
+) -> None:
     right, bottom = left + side, top + side
     cv2.rectangle(image, (left + radius, top), (right - radius, bottom), colour, -1)
     cv2.rectangle(image, (left, top + radius), (right, bottom - radius), colour, -1)
-    for x, y in ((left + radius, top + radius), (right - radius, top + radius),
-                 (left + radius, bottom - radius), (right - radius, bottom - radius)):
+    for x, y in (
+        (left + radius, top + radius),
+        (right - radius, top + radius),
+        (left + radius, bottom - radius),
+        (right - radius, bottom - radius),
+    ):
         cv2.circle(image, (x, y), radius, colour, -1, lineType=cv2.LINE_AA)
 
 

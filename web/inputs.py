@@ -12,9 +12,9 @@ from typing import Any
 
 from scorekeeper.numbers import parse_whole, short
 
-MAX_JSON_DEPTH = 16     # an exported game nests 4 deep
-MAX_JSON_DIGITS = 15    # per number in a JSON body; ids, versions and knobs need far fewer
-MAX_GAME_ID = 2 ** 63 - 1  # SQLite's largest INTEGER
+MAX_JSON_DEPTH = 16  # an exported game nests 4 deep
+MAX_JSON_DIGITS = 15  # per number in a JSON body; ids, versions and knobs need far fewer
+MAX_GAME_ID = 2**63 - 1  # SQLite's largest INTEGER
 
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
 _INNERMOST = re.compile(rb"\[[^\[\]{}]*\]|\{[^\[\]{}]*\}")

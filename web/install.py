@@ -10,25 +10,34 @@ from web.icons import SIZES, favicon_ico, icon_png
 bp = Blueprint("install", __name__)
 
 CACHE_A_DAY = {"Cache-Control": "public, max-age=86400"}
-THEME = "#164a30"       # --felt-dark, the top bar
+THEME = "#164a30"  # --felt-dark, the top bar
 BACKGROUND = "#f6f4ee"  # --paper
 
 
 @bp.get("/manifest.webmanifest")
 def manifest() -> ResponseReturnValue:
-    response = jsonify({
-        "name": "dicekeeper",
-        "short_name": "dicekeeper",
-        "description": "Keeps the score of Dice 10,000 and Farkle played with real dice.",
-        "lang": "en",
-        "start_url": url_for("pages.new_game"),
-        "scope": "/",
-        "display": "standalone",
-        "theme_color": THEME,
-        "background_color": BACKGROUND,
-        "icons": [{"src": url_for("install.icon", size=size), "sizes": f"{size}x{size}", "type": "image/png",
-                   "purpose": "any"} for size in SIZES],
-    })
+    response = jsonify(
+        {
+            "name": "dicekeeper",
+            "short_name": "dicekeeper",
+            "description": "Keeps the score of Dice 10,000 and Farkle played with real dice.",
+            "lang": "en",
+            "start_url": url_for("pages.new_game"),
+            "scope": "/",
+            "display": "standalone",
+            "theme_color": THEME,
+            "background_color": BACKGROUND,
+            "icons": [
+                {
+                    "src": url_for("install.icon", size=size),
+                    "sizes": f"{size}x{size}",
+                    "type": "image/png",
+                    "purpose": "any",
+                }
+                for size in SIZES
+            ],
+        }
+    )
     response.mimetype = "application/manifest+json"
     return response
 

@@ -38,9 +38,7 @@ class Broker:
         Returns True when there is something new to send.
         """
         with self._changed:
-            self._changed.wait_for(
-                lambda: self._closed or self._ticks.get(game_id, 0) != seen, timeout=timeout
-            )
+            self._changed.wait_for(lambda: self._closed or self._ticks.get(game_id, 0) != seen, timeout=timeout)
             return not self._closed and self._ticks.get(game_id, 0) != seen
 
     def stream_opened(self, limit: int | None = None) -> bool:

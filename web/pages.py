@@ -37,8 +37,13 @@ def form_context(error: str | None = None, form: dict[str, Any] | None = None) -
     if default_source not in SOURCES:
         default_source = "camera" if camera_present() else "virtual"
     return {
-        "presets": PRESETS, "labels": LABELS, "house_rules": HOUSE_RULES, "sources": SOURCES, "error": error,
-        "extra_knobs": [k for k in knob_names() if k not in MAIN_KNOBS], "max_players": MAX_PLAYERS,
+        "presets": PRESETS,
+        "labels": LABELS,
+        "house_rules": HOUSE_RULES,
+        "sources": SOURCES,
+        "error": error,
+        "extra_knobs": [k for k in knob_names() if k not in MAIN_KNOBS],
+        "max_players": MAX_PLAYERS,
         "form": form or last_setup(default_source, request.args.get("from", type=int)),
     }
 
@@ -95,11 +100,15 @@ def new_game() -> ResponseReturnValue:
 def create_game() -> ResponseReturnValue:
     form = request.form
     players = names_from_form(form.getlist("player"))
-    settings = {key: form[f"knob_{key}"].strip() for key in knob_names()
-                if form.get(f"knob_{key}", "").strip()}
+    settings = {key: form[f"knob_{key}"].strip() for key in knob_names() if form.get(f"knob_{key}", "").strip()}
     houses = form.getlist("house")
-    submitted = {"players": form.getlist("player") or ["", ""], "rules": form.get("rules", DEFAULT_PRESET),
-                 "source": form.get("source"), "house": houses, "knobs": settings}
+    submitted = {
+        "players": form.getlist("player") or ["", ""],
+        "rules": form.get("rules", DEFAULT_PRESET),
+        "source": form.get("source"),
+        "house": houses,
+        "knobs": settings,
+    }
     try:
         rules = ruleset_from_request(form.get("rules", DEFAULT_PRESET), settings, houses)
         record, _, notice = book().create(database.get_db(), players, rules, form.get("source") or None)
@@ -116,8 +125,11 @@ def game_for_page(game_id: int, seats_welcome: bool = False) -> tuple[GameRecord
         abort(404, f"There is no game {game_id}.")
     actor = actor_for(conn, record, token_from(request))
     if actor is None or (not actor.is_table and not seats_welcome):
-        abort(403, "This game can only be opened with its link, which carries a secret token: "
-                   "scan the QR code on the table view.")
+        abort(
+            403,
+            "This game can only be opened with its link, which carries a secret token: "
+            "scan the QR code on the table view.",
+        )
     return record, book().state(conn, game_id), actor
 
 
@@ -132,7 +144,10 @@ def qr(link: str) -> str:
 def page_context(record: GameRecord, state: dict[str, Any], actor: Actor) -> dict[str, Any]:
     given = token_from(request) or ""
     context: dict[str, Any] = {
-        "game": record, "state": state, "token": given, "seat": actor.seat,
+        "game": record,
+        "state": state,
+        "token": given,
+        "seat": actor.seat,
         "camera_url": current_app.config.get("CAMERA_FRAME_URL") if record.source == "camera" else None,
         "notice": request.args.get("notice"),
     }
@@ -209,5 +224,6 @@ def give_seat_page(game_id: int, player: int) -> ResponseReturnValue:
 def page_error(exc: HTTPException) -> ResponseReturnValue:
     if request.path.startswith("/api"):
         from web.api import on_http
+
         return on_http(exc)
     return render_template("error.html", error=exc), exc.code or 500

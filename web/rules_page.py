@@ -6,7 +6,7 @@ from __future__ import annotations
 from flask import Blueprint, abort, current_app, render_template, request
 from flask.typing import ResponseReturnValue
 
-from scorekeeper import DEFAULT_PRESET, PRESETS, Ruleset, RulesError, preset
+from scorekeeper import DEFAULT_PRESET, PRESETS, RulesError, Ruleset, preset
 from scorekeeper.sources import TEXTS, combination_lines, knob_lines
 from web import db as database
 from web.games import GameBook, GameNotFound
@@ -17,8 +17,14 @@ bp = Blueprint("rules", __name__)
 def render_rules(rules: Ruleset, heading: str, game_id: int | None = None) -> ResponseReturnValue:
     base = PRESETS.get(rules.name.rstrip("+"))
     return render_template(
-        "rules.html", rules=rules, heading=heading, game_id=game_id, presets=PRESETS,
-        text=TEXTS.get(base.name) if base else None, knobs=knob_lines(rules), combinations=combination_lines(rules),
+        "rules.html",
+        rules=rules,
+        heading=heading,
+        game_id=game_id,
+        presets=PRESETS,
+        text=TEXTS.get(base.name) if base else None,
+        knobs=knob_lines(rules),
+        combinations=combination_lines(rules),
     )
 
 

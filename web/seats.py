@@ -45,9 +45,12 @@ def give_seat(db: sqlite3.Connection, record: GameRecord, player: int, seats: in
     token = secrets.token_urlsafe(18)
     db.execute("BEGIN IMMEDIATE")
     try:
-        db.execute("INSERT INTO seats (game_id, player, token, created_at) VALUES (?, ?, ?, ?) "
-                   "ON CONFLICT (game_id, player) DO UPDATE SET token = excluded.token, "
-                   "created_at = excluded.created_at", (record.id, player, token, utc_now()))
+        db.execute(
+            "INSERT INTO seats (game_id, player, token, created_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (game_id, player) DO UPDATE SET token = excluded.token, "
+            "created_at = excluded.created_at",
+            (record.id, player, token, utc_now()),
+        )
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")

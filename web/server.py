@@ -15,8 +15,8 @@ from waitress.server import BaseWSGIServer
 
 from web.access_log import AccessLog
 
-SPARE_THREADS = 8          # for ordinary requests while every stream slot is taken
-HEADER_TIMEOUT = 20        # seconds a connection may stay silent before a full request
+SPARE_THREADS = 8  # for ordinary requests while every stream slot is taken
+HEADER_TIMEOUT = 20  # seconds a connection may stay silent before a full request
 MAX_HEADER_BYTES = 16_384
 CONNECTION_LIMIT = 200
 
@@ -24,9 +24,11 @@ CONNECTION_LIMIT = 200
 def make_server(app: Flask, host: str, port: int, **overrides: Any) -> BaseWSGIServer:
     """A waitress server for `app` (not yet running: call `.run()`); port 0 picks a free port."""
     settings: dict[str, Any] = {
-        "host": host, "port": port,
+        "host": host,
+        "port": port,
         "threads": int(app.config["MAX_STREAMS"]) + SPARE_THREADS,
-        "channel_timeout": HEADER_TIMEOUT, "cleanup_interval": 5,
+        "channel_timeout": HEADER_TIMEOUT,
+        "cleanup_interval": 5,
         "max_request_header_size": MAX_HEADER_BYTES,
         "max_request_body_size": int(app.config["MAX_CONTENT_LENGTH"]),
         "connection_limit": CONNECTION_LIMIT,

@@ -7,7 +7,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from scorekeeper import Game
-
 from web.chart import Chart, line_chart
 from web.games import GameBook
 
@@ -18,7 +17,7 @@ class PlayerStats:
     games: int = 0
     wins: int = 0
     turns: int = 0
-    points: int = 0          # scored in turns: banks and instant wins
+    points: int = 0  # scored in turns: banks and instant wins
     farkles: int = 0
     best_turn: int = 0
     per_game: list[tuple[int, float]] = field(default_factory=list)  # (game id, average turn in it)

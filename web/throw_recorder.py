@@ -46,9 +46,13 @@ class Proposal:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "id": self.id, "game": self.game_id, "faces": list(self.faces),
-            "confidences": [round(c, 3) for c in self.confidences], "expected": self.expected,
-            "reason": self.reason, "doubtful": list(self.doubtful),
+            "id": self.id,
+            "game": self.game_id,
+            "faces": list(self.faces),
+            "confidences": [round(c, 3) for c in self.confidences],
+            "expected": self.expected,
+            "reason": self.reason,
+            "doubtful": list(self.doubtful),
         }
 
 
@@ -59,8 +63,9 @@ class ThrowRecorder:
     """Records settled throws or keeps them as proposals. Its lock guards the proposals and counters;
     it is held across `record_action` in `confirm` so that one proposal is never recorded twice."""
 
-    def __init__(self, book: GameBook, broker: Broker, doubtful_below: float = 0.6,
-                 on_confirmed: Confirmed | None = None) -> None:
+    def __init__(
+        self, book: GameBook, broker: Broker, doubtful_below: float = 0.6, on_confirmed: Confirmed | None = None
+    ) -> None:
         self.book = book
         self.broker = broker
         self.doubtful_below = doubtful_below
@@ -88,9 +93,14 @@ class ThrowRecorder:
         pictures, as `throw.dice`."""
         game_id = self.camera_game(conn)
         faces = throw.faces
-        summary = {"dice": list(faces), "confidence": round(throw.confidence, 3), "t": round(throw.rest_t, 3),
-                   "set_aside": [d.value for d in throw.set_aside], "game": game_id,
-                   "doubtful": list(throw.doubtful_dice)}
+        summary = {
+            "dice": list(faces),
+            "confidence": round(throw.confidence, 3),
+            "t": round(throw.rest_t, 3),
+            "set_aside": [d.value for d in throw.set_aside],
+            "game": game_id,
+            "doubtful": list(throw.doubtful_dice),
+        }
         if game_id is None:
             self._note(throw, summary, "no camera game")
             return
@@ -113,28 +123,43 @@ class ThrowRecorder:
         with self._lock:
             self._proposal_ids += 1
             self._pending[game_id] = Proposal(
-                self._proposal_ids, game_id, state["turn_number"], faces,
-                tuple(d.confidence for d in throw.dice), expected, problem, throw.rest_t,
-                throw.doubtful_dice, crops)
+                self._proposal_ids,
+                game_id,
+                state["turn_number"],
+                faces,
+                tuple(d.confidence for d in throw.dice),
+                expected,
+                problem,
+                throw.rest_t,
+                throw.doubtful_dice,
+                crops,
+            )
         self._note(throw, summary, f"to confirm: {problem}")
         self.broker.publish(game_id)  # wakes the phone, which then fetches the proposal
 
     def _misfit(self, throw: SettledThrow, state: dict[str, Any]) -> str | None:
         """Why the throw cannot be recorded as seen, or None when it fits."""
         if state["phase"] != "throw":
-            return "the game is not waiting for a throw" if state["phase"] == "over" else \
-                "the game waits for dice to be set aside before the next throw"
+            return (
+                "the game is not waiting for a throw"
+                if state["phase"] == "over"
+                else "the game waits for dice to be set aside before the next throw"
+            )
         if len(throw.faces) != state["dice_left"]:
             return f"the camera sees {len(throw.faces)} dice thrown, but {state['dice_left']} are in play"
         split = [throw.faces[i] for i in throw.doubtful_dice]
         if split:
-            return f"{'a die' if len(split) == 1 else 'some dice'} looked different from frame to frame " \
-                   f"(read as {' '.join(map(str, split))})"
+            return (
+                f"{'a die' if len(split) == 1 else 'some dice'} looked different from frame to frame "
+                f"(read as {' '.join(map(str, split))})"
+            )
         if throw.doubtful:
             return "the dice were hard to read while they lay still"
         doubtful = [d.value for d in throw.dice if d.confidence < self.doubtful_below]
         if doubtful:
-            return f"unsure about {'a die' if len(doubtful) == 1 else 'some dice'} read as {' '.join(map(str, doubtful))}"
+            return (
+                f"unsure about {'a die' if len(doubtful) == 1 else 'some dice'} read as {' '.join(map(str, doubtful))}"
+            )
         return None
 
     def _note(self, throw: SettledThrow, summary: dict[str, Any], outcome: str) -> None:
@@ -156,8 +181,9 @@ class ThrowRecorder:
             return None
         return proposal
 
-    def confirm(self, conn: Any, game_id: int, proposal_id: int, faces: list[object],
-                version: int | None) -> dict[str, Any]:
+    def confirm(
+        self, conn: Any, game_id: int, proposal_id: int, faces: list[object], version: int | None
+    ) -> dict[str, Any]:
         """Records the throw the player confirmed (or corrected). Raises ProposalGone, or whatever
         `record_action` raises for faces or a version that do not fit."""
         with self._lock:

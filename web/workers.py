@@ -21,7 +21,6 @@ from pathlib import Path
 from flask import Flask
 
 from vision.adapt.learner import TableLearner
-
 from web import dice_sources
 from web.camera import EXTENSION as CAMERA
 from web.camera_loop import CameraLoop, source_factory
@@ -45,9 +44,14 @@ def start_camera(app: Flask) -> CameraLoop | None:
     book, broker = app.extensions["dicekeeper.games"], app.extensions["dicekeeper.live"]
     recorder = ThrowRecorder(book, broker, on_confirmed=lambda proposal, faces: learn(learner, proposal, faces))
     loop = CameraLoop(
-        app.config["DATABASE"], book, broker, opener, learner.reader,
+        app.config["DATABASE"],
+        book,
+        broker,
+        opener,
+        learner.reader,
         app.config.get("CAMERA_SETTLE") or SettleConfig(read_interval=0.1, read_share=0.5),
-        retry_after=float(app.config.get("CAMERA_RETRY_AFTER") or 2.0), recorder=recorder,
+        retry_after=float(app.config.get("CAMERA_RETRY_AFTER") or 2.0),
+        recorder=recorder,
     )
     app.extensions[LEARNER] = learner
     loop.on_stop = lambda: dice_sources.watch_camera(id(loop), False)
@@ -76,7 +80,9 @@ def start_computers(app: Flask) -> ComputerPlayers | None:
     if not enabled(app) or app.extensions.get(COMPUTERS) is not None:
         return app.extensions.get(COMPUTERS)
     worker = ComputerPlayers(
-        app.config["DATABASE"], app.extensions["dicekeeper.games"], app.extensions["dicekeeper.live"],
+        app.config["DATABASE"],
+        app.extensions["dicekeeper.games"],
+        app.extensions["dicekeeper.live"],
         pace=float(app.config.get("COMPUTER_PACE") or 0.0),
     )
     app.extensions[COMPUTERS] = worker

@@ -11,9 +11,10 @@ from dicekeeper.cli import CliError
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "adapt", help="adapt the reader to the table from the throws confirmed on the phone",
+        "adapt",
+        help="adapt the reader to the table from the throws confirmed on the phone",
         description="Build the table's nearest-neighbour head from the confirmed throws that `serve` kept "
-                    "(next to its database, in table-memory/) and save it there; `serve` uses it at the next start.",
+        "(next to its database, in table-memory/) and save it there; `serve` uses it at the next start.",
     )
     parser.add_argument("--db", type=Path, default=None, help="the server's database (default: the user data folder)")
     parser.add_argument("--memory", type=Path, default=None, help="the table memory folder (default: next to --db)")
@@ -30,9 +31,14 @@ def run(args: argparse.Namespace) -> int:
     if len(memory) == 0:
         raise CliError(f"{folder}: no confirmed throws yet (confirm or correct throws on the phone first)")
     report = build(memory)
-    threshold = "never overrides the reader" if math.isinf(report.min_similarity) else \
-        f"overrides the reader from similarity {report.min_similarity:.3f}"
-    print(f"{report.throws} confirmed throws, {report.dice} dice; the reader had {report.reader_right} right, "
-          f"the adapted reader {report.adapted_right} (each throw left out of its own head)")
+    threshold = (
+        "never overrides the reader"
+        if math.isinf(report.min_similarity)
+        else f"overrides the reader from similarity {report.min_similarity:.3f}"
+    )
+    print(
+        f"{report.throws} confirmed throws, {report.dice} dice; the reader had {report.reader_right} right, "
+        f"the adapted reader {report.adapted_right} (each throw left out of its own head)"
+    )
     print(f"head: {threshold}; saved to {report.path}")
     return 0

@@ -20,12 +20,12 @@ from typing import Any
 from dicekeeper.cli import CliError, positive_int
 
 
-
 def register(subparsers: argparse._SubParsersAction) -> None:
     bench = subparsers.add_parser(
-        "camera-bench", help="measure the live camera's frame rate and its rest-to-page latency",
+        "camera-bench",
+        help="measure the live camera's frame rate and its rest-to-page latency",
         description="Measure the capture-read-annotate frame rate on one core (1280x720 demo frames) and the "
-                    "latency from dice at rest to the throw on a connected page (real server, demo table).",
+        "latency from dice at rest to the throw on a connected page (real server, demo table).",
     )
     bench.add_argument("--frames", type=positive_int, default=600, help="frames for the frame-rate part (default 600)")
     bench.add_argument("--throws", type=positive_int, default=20, help="throws for the latency part (default 20)")
@@ -56,12 +56,18 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(f"  reading every frame instead: {f['read_every_frame_fps']:.0f} frames/s")
     if "latency" in figures:
         lat = figures["latency"]
-        print(f"latency, dice at rest -> state on a connected page, {lat['throws']} throws "
-              f"(demo at 30 frames/s, real server on 127.0.0.1):")
-        print(f"  median {lat['median_ms']:.0f} ms, p90 {lat['p90_ms']:.0f} ms, min {lat['min_ms']:.0f} ms, "
-              f"max {lat['max_ms']:.0f} ms; settle time {lat['settle_ms']:.0f} ms of it")
-        print(f"  camera loop {lat['loop_fps']:.1f} frames/s while measuring; "
-              f"{lat['proposals']} throw(s) needed confirming")
+        print(
+            f"latency, dice at rest -> state on a connected page, {lat['throws']} throws "
+            f"(demo at 30 frames/s, real server on 127.0.0.1):"
+        )
+        print(
+            f"  median {lat['median_ms']:.0f} ms, p90 {lat['p90_ms']:.0f} ms, min {lat['min_ms']:.0f} ms, "
+            f"max {lat['max_ms']:.0f} ms; settle time {lat['settle_ms']:.0f} ms of it"
+        )
+        print(
+            f"  camera loop {lat['loop_fps']:.1f} frames/s while measuring; "
+            f"{lat['proposals']} throw(s) needed confirming"
+        )
     return 0
 
 
@@ -79,12 +85,12 @@ def _pin_one_core() -> str:
 
 def frame_rate(count: int) -> dict[str, Any]:
     """Times each stage of the live loop on pre-drawn frames (a camera draws them for free)."""
+    import cv2
+
     from vision.draw.live import draw_live
     from vision.live.demo_table import DemoTable
     from vision.live.settle import SettleConfig, ThrowWatcher, default_reader
     from vision.live.sources import Frame, LatestFrame
-
-    import cv2
 
     table = DemoTable(seed=2)
     frames = [table.step() for _ in range(count)]
@@ -128,15 +134,24 @@ def frame_rate(count: int) -> dict[str, Any]:
         every.append(time.perf_counter() - started)
     n = len(frames)
     window = 30  # one second of video at 30 frames/s
-    worst_second = max(sum(per_frame[i:i + window]) for i in range(max(1, n - window + 1)))
+    worst_second = max(sum(per_frame[i : i + window]) for i in range(max(1, n - window + 1)))
     read_ms = read_time / max(1, reads) * 1000
     total = (capture + watch + annotate) / n * 1000
     return {
-        "cpu": cpu, "frames": n, "throws": throws, "capture_ms": capture / n * 1000,
-        "watch_ms": (watch - read_time) / n * 1000, "read_ms": read_ms, "reads": reads,
-        "read_share_ms": read_time / n * 1000, "annotate_ms": annotate / max(1, streamed) * 1000,
-        "stream_fps": 30 // stream_every, "total_ms": total, "loop_fps": 1000 / total,
-        "read_every_frame_fps": 1 / statistics.mean(every), "worst_second_ms": worst_second * 1000,
+        "cpu": cpu,
+        "frames": n,
+        "throws": throws,
+        "capture_ms": capture / n * 1000,
+        "watch_ms": (watch - read_time) / n * 1000,
+        "read_ms": read_ms,
+        "reads": reads,
+        "read_share_ms": read_time / n * 1000,
+        "annotate_ms": annotate / max(1, streamed) * 1000,
+        "stream_fps": 30 // stream_every,
+        "total_ms": total,
+        "loop_fps": 1000 / total,
+        "read_every_frame_fps": 1 / statistics.mean(every),
+        "worst_second_ms": worst_second * 1000,
     }
 
 
@@ -194,8 +209,14 @@ def latency(throws: int) -> dict[str, Any]:
     from web.workers import start_camera, stop_workers
 
     with tempfile.TemporaryDirectory() as folder:
-        app = create_app({"DATABASE": os.path.join(folder, "bench.sqlite3"), "DICE_SOURCE": "camera",
-                          "CAMERA_SOURCE": "demo", "CAMERA_SEED": 3})
+        app = create_app(
+            {
+                "DATABASE": os.path.join(folder, "bench.sqlite3"),
+                "DICE_SOURCE": "camera",
+                "CAMERA_SOURCE": "demo",
+                "CAMERA_SEED": 3,
+            }
+        )
         loop = start_camera(app)
         assert loop is not None
         server = make_server("127.0.0.1", 0, app, threaded=True, request_handler=Quiet)
@@ -236,7 +257,9 @@ def _play(port: int, loop: Any, throws: int, settle_time: float) -> dict[str, An
     try:
         while len(latencies) < throws:
             if time.monotonic() > deadline:
-                raise CliError(f"only {len(latencies)} throws were shown in time; camera state: {loop.state().to_dict()}")
+                raise CliError(
+                    f"only {len(latencies)} throws were shown in time; camera state: {loop.state().to_dict()}"
+                )
             with stream.lock:
                 stream.lock.wait(timeout=0.5)
                 states = stream.states[counted:]
@@ -244,7 +267,12 @@ def _play(port: int, loop: Any, throws: int, settle_time: float) -> dict[str, An
             source = loop._source
             table = getattr(getattr(source, "inner", None), "table", None)
             for arrived, state in states:
-                if state["phase"] != "keep" or not state["throw"] or table is None or not isinstance(source, PacedSource):
+                if (
+                    state["phase"] != "keep"
+                    or not state["throw"]
+                    or table is None
+                    or not isinstance(source, PacedSource)
+                ):
                     continue
                 # The newest throw of the table, not yet timed, that had come to rest before the state arrived.
                 for truth in reversed(table.throws):
@@ -258,13 +286,23 @@ def _play(port: int, loop: Any, throws: int, settle_time: float) -> dict[str, An
             current = _api(port, "GET", f"/api/games/{game_id}")
             pending = _api(port, "GET", f"/camera/games/{game_id}/pending", token=token)["pending"]
             if pending is not None and table is not None:
-                _api(port, "POST", f"/camera/games/{game_id}/confirm",
-                     {"proposal": pending["id"], "dice": list(table.throws[-1].faces)}, token)
+                _api(
+                    port,
+                    "POST",
+                    f"/camera/games/{game_id}/confirm",
+                    {"proposal": pending["id"], "dice": list(table.throws[-1].faces)},
+                    token,
+                )
                 continue
             if current["phase"] == "keep":
                 best = max(current["keeps"], key=lambda k: (k["points"], -len(k["dice"])))
-                after = _api(port, "POST", f"/api/games/{game_id}/keep",
-                             {"dice": best["dice"], "version": current["version"]}, token)
+                after = _api(
+                    port,
+                    "POST",
+                    f"/api/games/{game_id}/keep",
+                    {"dice": best["dice"], "version": current["version"]},
+                    token,
+                )
                 if after["can_bank"] and (after["turn_total"] >= 350 or after["dice_left"] <= 2):
                     _api(port, "POST", f"/api/games/{game_id}/bank", {"version": after["version"]}, token)
             if current["finished"]:
@@ -276,7 +314,12 @@ def _play(port: int, loop: Any, throws: int, settle_time: float) -> dict[str, An
         stream.close()
     ms = sorted(x * 1000 for x in latencies)
     return {
-        "throws": len(ms), "median_ms": statistics.median(ms), "p90_ms": ms[int(0.9 * (len(ms) - 1))],
-        "min_ms": ms[0], "max_ms": ms[-1], "settle_ms": settle_time * 1000,
-        "loop_fps": loop.state().fps, "proposals": sum(1 for _, o in loop.recorder.settled if o.startswith("to confirm")),
+        "throws": len(ms),
+        "median_ms": statistics.median(ms),
+        "p90_ms": ms[int(0.9 * (len(ms) - 1))],
+        "min_ms": ms[0],
+        "max_ms": ms[-1],
+        "settle_ms": settle_time * 1000,
+        "loop_fps": loop.state().fps,
+        "proposals": sum(1 for _, o in loop.recorder.settled if o.startswith("to confirm")),
     }

@@ -14,8 +14,8 @@ from scorekeeper import (
     HOUSE_RULES,
     PRESETS,
     DiceError,
-    Ruleset,
     RulesError,
+    Ruleset,
     compose_ruleset,
     legal_keeps,
     odds,
@@ -31,9 +31,17 @@ def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
     presets, houses = ", ".join(PRESETS), ", ".join(HOUSE_RULES)
     rules_help = f"a preset ({presets}) or a TOML file; default {DEFAULT_PRESET}"
     parser.add_argument("--rules", default=DEFAULT_PRESET, metavar="NAME", help=rules_help)
-    parser.add_argument("--house", action="append", default=[], metavar="NAME", help=f"lay a house rule over it ({houses})")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="settings",
-                        help="change one knob, e.g. --set entry=1000 (repeatable)")
+    parser.add_argument(
+        "--house", action="append", default=[], metavar="NAME", help=f"lay a house rule over it ({houses})"
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        dest="settings",
+        help="change one knob, e.g. --set entry=1000 (repeatable)",
+    )
 
 
 def rules_from_args(args: argparse.Namespace) -> Ruleset:

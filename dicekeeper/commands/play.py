@@ -13,8 +13,21 @@ from dicekeeper.commands.engine import add_rules_arguments, rules_from_args
 from scorekeeper import DiceError, Game, GameState, MalformedInput, ScorekeeperError
 
 ACTIONS = (
-    "throw F..", "keep F..", "bank [F..]", "piggyback", "correct F..", "+N", "farkle", "roll F",
-    "rename WHO NAME", "target N", "add NAME", "remove WHO", "undo", "undo-turn", "redo",
+    "throw F..",
+    "keep F..",
+    "bank [F..]",
+    "piggyback",
+    "correct F..",
+    "+N",
+    "farkle",
+    "roll F",
+    "rename WHO NAME",
+    "target N",
+    "add NAME",
+    "remove WHO",
+    "undo",
+    "undo-turn",
+    "redo",
 )
 
 
@@ -31,8 +44,11 @@ def perform_line(game: Game, line: str) -> GameState:
     if word.startswith("+"):
         return game.enter_points(word)
     one: dict[str, Callable[[], GameState]] = {
-        "piggyback": game.piggyback, "farkle": game.declare_farkle, "undo": game.undo,
-        "undo-turn": game.undo_turn, "redo": game.redo,
+        "piggyback": game.piggyback,
+        "farkle": game.declare_farkle,
+        "undo": game.undo,
+        "undo-turn": game.undo_turn,
+        "redo": game.redo,
     }
     if word in one and not rest:
         return one[word]()
@@ -92,7 +108,9 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    play = subparsers.add_parser("play", help="keep score from action lines on stdin (throw, keep, bank, +350, undo...)")
+    play = subparsers.add_parser(
+        "play", help="keep score from action lines on stdin (throw, keep, bank, +350, undo...)"
+    )
     add_rules_arguments(play)
     play.add_argument("--players", metavar="A,B", help="the players in seat order")
     play.add_argument("--load", metavar="FILE", help="go on with a game saved by --save")

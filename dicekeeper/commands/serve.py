@@ -18,13 +18,19 @@ SHOWN_GAMES = 5
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "serve", help="run the web dashboard", description="Run the web dashboard for the table and the phones.",
+        "serve",
+        help="run the web dashboard",
+        description="Run the web dashboard for the table and the phones.",
     )
     parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every interface)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default: {DEFAULT_PORT})")
     parser.add_argument("--db", type=Path, default=None, help="SQLite file (default: in the user data folder)")
-    parser.add_argument("--source", choices=("virtual", "manual", "camera", "demo"), default=None,
-                        help="dice source of new games (default: the camera when present, else the demo table)")
+    parser.add_argument(
+        "--source",
+        choices=("virtual", "manual", "camera", "demo"),
+        default=None,
+        help="dice source of new games (default: the camera when present, else the demo table)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -47,7 +53,6 @@ def public_url(host: str, port: int) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from dicekeeper.cli import CliError
-
     from web import create_app, default_database
     from web.db import DatabaseUnavailable, check_writable
     from web.dice_sources import choose_source
@@ -62,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
     except DatabaseUnavailable as exc:
         raise CliError(str(exc)) from None
     from web.camera_loop import camera_for_serve
+
     camera = camera_for_serve(args.source)  # a /dev/video* device, "demo" (the synthetic table) or None
     choice = choose_source("camera" if args.source == "demo" else args.source, camera=camera is not None)
     if choice.notice:

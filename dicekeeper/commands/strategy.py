@@ -62,23 +62,35 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     advise_parser = subparsers.add_parser(
-        "advise", help="rate every keep of a throw and advise keep, roll on or bank (maximum expected points)")
+        "advise", help="rate every keep of a throw and advise keep, roll on or bank (maximum expected points)"
+    )
     add_rules_arguments(advise_parser)
-    advise_parser.add_argument("--turn-total", default="0", metavar="T",
-                               help="points set aside earlier in this turn (default 0)")
-    advise_parser.add_argument("--off-board", action="store_true",
-                               help="the player is not on the board yet: banking needs the entry score")
-    advise_parser.add_argument("--farkles", default="0", metavar="N",
-                               help="farkles in a row before this throw (the third may cost the penalty)")
+    advise_parser.add_argument(
+        "--turn-total", default="0", metavar="T", help="points set aside earlier in this turn (default 0)"
+    )
+    advise_parser.add_argument(
+        "--off-board", action="store_true", help="the player is not on the board yet: banking needs the entry score"
+    )
+    advise_parser.add_argument(
+        "--farkles",
+        default="0",
+        metavar="N",
+        help="farkles in a row before this throw (the third may cost the penalty)",
+    )
     advise_parser.add_argument("dice", nargs="*", metavar="DIE")
     advise_parser.set_defaults(func=cmd_advise)
 
     sim = subparsers.add_parser("simulate", help="play computer players against each other and report win rates")
     add_rules_arguments(sim)
-    sim.add_argument("--players", required=True, metavar="A,B,...",
-                     help="strategies in seat order, e.g. maxexp,threshold300,endgame")
+    sim.add_argument(
+        "--players", required=True, metavar="A,B,...", help="strategies in seat order, e.g. maxexp,threshold300,endgame"
+    )
     sim.add_argument("--games", default="1000", metavar="N", help="games to play (default 1000)")
     sim.add_argument("--seed", default="0", metavar="S", help="seed of game 0; game i uses (S, i) (default 0)")
-    sim.add_argument("--jobs", default=str(min(2, os.cpu_count() or 1)), metavar="J",
-                     help="worker processes (default: 2, or 1 on a one-core machine)")
+    sim.add_argument(
+        "--jobs",
+        default=str(min(2, os.cpu_count() or 1)),
+        metavar="J",
+        help="worker processes (default: 2, or 1 on a one-core machine)",
+    )
     sim.set_defaults(func=cmd_simulate)

@@ -15,8 +15,8 @@ import cv2
 
 from dicekeeper.cli import CliError, positive_int
 from vision.eval.evaluate import evaluate_set
-from vision.images import ImageError, downscale, load_image
 from vision.eval.labels import LabelError
+from vision.images import ImageError, downscale, load_image
 from vision.read.reader import MODES, DiceReader
 from vision.types import DieReading
 
@@ -83,7 +83,13 @@ def cmd_read(args: argparse.Namespace) -> int:
         ms = (time.perf_counter() - start) * 1000.0
         dice = [reading_json(r, scale) for r in readings]
         if args.json:
-            record = {"image": path, "width": image.shape[1], "height": image.shape[0], "dice": dice, "ms": round(ms, 1)}
+            record = {
+                "image": path,
+                "width": image.shape[1],
+                "height": image.shape[0],
+                "dice": dice,
+                "ms": round(ms, 1),
+            }
             print(json.dumps(record), flush=True)
         else:
             values = " ".join(str(d["value"]) for d in sorted(dice, key=lambda d: d["center"][0])) or "no dice"
@@ -136,9 +142,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
     reader = _reader(args.mode)
     wall, cpu = time_reads(reader.read, [frame], args.repeat)
     # CPU time is what one read costs; wall time also counts waiting for a busy machine.
-    print(f"1280x720, six dice, {args.repeat} reads on {args.threads} thread(s): "
-          f"median {statistics.median(wall):.2f} ms (min {min(wall):.2f}, max {max(wall):.2f}), "
-          f"CPU time median {statistics.median(cpu):.2f} ms")
+    print(
+        f"1280x720, six dice, {args.repeat} reads on {args.threads} thread(s): "
+        f"median {statistics.median(wall):.2f} ms (min {min(wall):.2f}, max {max(wall):.2f}), "
+        f"CPU time median {statistics.median(cpu):.2f} ms"
+    )
     return 0
 
 
@@ -188,8 +196,10 @@ def _bench_live(args: argparse.Namespace) -> int:
         medians = {"median_ms": round(statistics.median(wall), 3), "cpu_median_ms": round(statistics.median(cpu), 3)}
         print(json.dumps({**medians, "frames": len(frames), "repeat": args.repeat, "sizes": sizes}))
     else:
-        print(f"live reader, {len(frames)} frame(s) ({', '.join(sizes)}), {args.repeat} round(s), one thread: "
-              f"median {statistics.median(wall):.2f} ms a frame, CPU time median {statistics.median(cpu):.2f} ms")
+        print(
+            f"live reader, {len(frames)} frame(s) ({', '.join(sizes)}), {args.repeat} round(s), one thread: "
+            f"median {statistics.median(wall):.2f} ms a frame, CPU time median {statistics.median(cpu):.2f} ms"
+        )
     return 1 if failed else 0
 
 
@@ -197,25 +207,36 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     read = subparsers.add_parser("read", help="read the dice in photos", description="Read the dice in photos.")
     read.add_argument("images", nargs="+", metavar="IMAGE")
     read.add_argument("--json", action="store_true", help="one JSON line per image")
-    read.add_argument("--max-side", type=_max_side, default=1280, metavar="PX",
-                      help="shrink images to this long side before reading (0: full size; default 1280)")
+    read.add_argument(
+        "--max-side",
+        type=_max_side,
+        default=1280,
+        metavar="PX",
+        help="shrink images to this long side before reading (0: full size; default 1280)",
+    )
     read.add_argument("--annotate", metavar="DIR", help="write a copy of each image with the readings drawn")
     read.add_argument("--mode", choices=MODES, default="combined", help="who decides the values (default combined)")
     _model_options(read)
     read.set_defaults(func=cmd_read)
 
-    evaluate = subparsers.add_parser("eval", help="score the reader on a labelled photo set",
-                                     description="Score the reader on a YOLO or Pascal VOC labelled set.")
+    evaluate = subparsers.add_parser(
+        "eval",
+        help="score the reader on a labelled photo set",
+        description="Score the reader on a YOLO or Pascal VOC labelled set.",
+    )
     evaluate.add_argument("dataset", metavar="DATASET")
-    evaluate.add_argument("--split", default=None, metavar="NAME",
-                          help="split(s) to read, comma-separated (default: val,test if present)")
+    evaluate.add_argument(
+        "--split", default=None, metavar="NAME", help="split(s) to read, comma-separated (default: val,test if present)"
+    )
     evaluate.add_argument("--max-side", type=_max_side, default=1280, metavar="PX")
     evaluate.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     evaluate.add_argument("--mode", choices=MODES, default="combined")
     _model_options(evaluate)
     evaluate.set_defaults(func=cmd_eval)
 
-    bench = subparsers.add_parser("bench", help="time the reader: on a rendered 1280x720 frame, or with --live on camera frames")
+    bench = subparsers.add_parser(
+        "bench", help="time the reader: on a rendered 1280x720 frame, or with --live on camera frames"
+    )
     bench.add_argument("images", nargs="*", metavar="IMAGE", help="frames to read (with --live)")
     bench.add_argument("--live", action="store_true", help="time the reader `watch` uses on the IMAGE frames")
     bench.add_argument("--json", action="store_true", help="with --live: one JSON line with median_ms")
@@ -227,4 +248,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--detector-model", metavar="ONNX", help="dice detector to use instead of the shipped one")
-    parser.add_argument("--classifier-model", metavar="ONNX", help="die-face classifier to use instead of the shipped one")
+    parser.add_argument(
+        "--classifier-model", metavar="ONNX", help="die-face classifier to use instead of the shipped one"
+    )

@@ -28,29 +28,41 @@ def _positive_float(text: str) -> float:
     return value
 
 
-
 def register(subparsers: argparse._SubParsersAction) -> None:
     watch = subparsers.add_parser(
-        "watch", help="print each settled throw a camera, video, image folder or the demo table shows",
-        description="Print each settled throw as a JSON line: {\"t\": seconds, \"dice\": [...], \"confidence\": c}. "
-                    "SOURCE is demo, a camera number (0), a device (/dev/video0), a video file or a folder of images.",
+        "watch",
+        help="print each settled throw a camera, video, image folder or the demo table shows",
+        description='Print each settled throw as a JSON line: {"t": seconds, "dice": [...], "confidence": c}. '
+        "SOURCE is demo, a camera number (0), a device (/dev/video0), a video file or a folder of images.",
     )
     watch.add_argument("source", metavar="SOURCE")
     watch.add_argument("--mode", choices=MODES, default="combined", help="who decides the values (default combined)")
-    watch.add_argument("--fast", action="store_true",
-                       help="demo: draw frames as fast as they are read instead of in real time")
-    watch.add_argument("--realtime", action="store_true",
-                       help="video or folder: play at its frame rate, dropping frames when reading is slower")
-    watch.add_argument("--fps", type=_positive_float, default=None,
-                       help="frame rate of a folder of images or the demo (default 30)")
+    watch.add_argument(
+        "--fast", action="store_true", help="demo: draw frames as fast as they are read instead of in real time"
+    )
+    watch.add_argument(
+        "--realtime",
+        action="store_true",
+        help="video or folder: play at its frame rate, dropping frames when reading is slower",
+    )
+    watch.add_argument(
+        "--fps", type=_positive_float, default=None, help="frame rate of a folder of images or the demo (default 30)"
+    )
     watch.add_argument("--seed", type=int, default=1, help="demo: seed of the demo table (default 1)")
     watch.add_argument("--throws", type=positive_int, default=None, help="stop after this many throws")
     watch.add_argument("--seconds", type=_positive_float, default=None, help="stop after this much source time")
-    watch.add_argument("--details", action="store_true",
-                       help="also print the set-aside dice, doubt, frame numbers and, for the demo, the truth")
+    watch.add_argument(
+        "--details",
+        action="store_true",
+        help="also print the set-aside dice, doubt, frame numbers and, for the demo, the truth",
+    )
     watch.add_argument("--annotate", metavar="DIR", help="write the annotated frame of each settled throw to DIR")
-    watch.add_argument("--wait", type=_positive_float, default=10.0,
-                       help="give up on a camera that has not delivered a frame after this many seconds (default 10)")
+    watch.add_argument(
+        "--wait",
+        type=_positive_float,
+        default=10.0,
+        help="give up on a camera that has not delivered a frame after this many seconds (default 10)",
+    )
     watch.set_defaults(func=cmd_watch)
 
 
@@ -89,7 +101,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
                 shown_state = (state.status, state.message)
                 if frame is None:
                     if state.frames == 0 and time.monotonic() - started > args.wait:
-                        raise CliError(f"{source.name}: no frame after {args.wait:g} s ({state.message or state.status})")
+                        raise CliError(
+                            f"{source.name}: no frame after {args.wait:g} s ({state.message or state.status})"
+                        )
                     continue
                 if first_t is None:
                     first_t = frame.t
@@ -97,14 +111,19 @@ def cmd_watch(args: argparse.Namespace) -> int:
                 throw = seen.settled
                 if throw is not None:
                     record: dict[str, object] = {
-                        "t": round(throw.rest_t - first_t, 3), "dice": list(throw.faces),
+                        "t": round(throw.rest_t - first_t, 3),
+                        "dice": list(throw.faces),
                         "confidence": round(throw.confidence, 3),
                     }
                     if args.details:
-                        record.update(set_aside=[d.value for d in throw.set_aside], doubtful=throw.doubtful,
-                                      doubtful_dice=list(throw.doubtful_dice),
-                                      rest_frame=throw.rest_index, settled_frame=throw.index,
-                                      settled_after=round(throw.t - throw.rest_t, 3))
+                        record.update(
+                            set_aside=[d.value for d in throw.set_aside],
+                            doubtful=throw.doubtful,
+                            doubtful_dice=list(throw.doubtful_dice),
+                            rest_frame=throw.rest_index,
+                            settled_frame=throw.index,
+                            settled_after=round(throw.t - throw.rest_t, 3),
+                        )
                         if demo is not None:
                             truth = next((x for x in reversed(demo.throws) if x.rest_index <= throw.rest_index), None)
                             record["truth"] = None if truth is None else list(truth.faces)

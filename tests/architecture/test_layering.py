@@ -21,7 +21,9 @@ def test_scorekeeper_imports_no_io_or_other_package():
         assert name not in loaded
 
 
-@pytest.mark.parametrize("module", ["vision.read.reader", "vision.live.sources", "vision.live.settle", "vision.live.demo_table"])
+@pytest.mark.parametrize(
+    "module", ["vision.read.reader", "vision.live.sources", "vision.live.settle", "vision.live.demo_table"]
+)
 def test_vision_knows_nothing_of_games_or_the_web(module):
     try:
         loaded = modules_after_import(module)
@@ -42,9 +44,17 @@ def check_contracts(config: Path) -> subprocess.CompletedProcess[str]:
 
 def test_the_import_contracts_name_every_rule_of_the_layering():
     contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
-    forbidden = {(c["source_modules"][0], m) for c in contracts if c["type"] == "forbidden" for m in c["forbidden_modules"]}
-    assert {("scorekeeper", "vision"), ("scorekeeper", "web"), ("scorekeeper", "dicekeeper"),
-            ("vision", "web"), ("vision", "dicekeeper"), ("web", "dicekeeper")} <= forbidden
+    forbidden = {
+        (c["source_modules"][0], m) for c in contracts if c["type"] == "forbidden" for m in c["forbidden_modules"]
+    }
+    assert {
+        ("scorekeeper", "vision"),
+        ("scorekeeper", "web"),
+        ("scorekeeper", "dicekeeper"),
+        ("vision", "web"),
+        ("vision", "dicekeeper"),
+        ("web", "dicekeeper"),
+    } <= forbidden
     acyclic = [c for c in contracts if c["type"] == "acyclic_siblings"]
     assert acyclic and set(acyclic[0]["ancestors"]) == {"scorekeeper", "vision", "web", "dicekeeper"}
 

@@ -51,7 +51,8 @@ def test_the_video_is_720p_and_its_truth_matches_it(video: tuple[Path, VideoTrut
 
 
 def test_watch_reports_each_rest_of_a_generated_video_once_and_soon(
-        video: tuple[Path, VideoTruth], capsys: pytest.CaptureFixture[str]) -> None:
+    video: tuple[Path, VideoTruth], capsys: pytest.CaptureFixture[str]
+) -> None:
     path, truth = video
     assert main(["watch", str(path), "--mode", "pips", "--details"]) == 0
     reports = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.strip()]
@@ -75,9 +76,12 @@ def test_the_benchmark_scores_once_extra_missed_and_latency(video: tuple[Path, V
         return SettledThrow(dice, (), index / truth.fps, index, index / truth.fps, index)
 
     first, second = truth.rests[0], truth.rests[1]
-    made_up = [fake(first.start + 9, first.faces), fake(first.start + 30, first.faces),  # twice in one rest
-               fake(first.end + 3, (1,)),  # while moving
-               fake(second.start + 15, tuple(reversed(second.faces))[:-1] + (7,))]  # one die wrong
+    made_up = [
+        fake(first.start + 9, first.faces),
+        fake(first.start + 30, first.faces),  # twice in one rest
+        fake(first.end + 3, (1,)),  # while moving
+        fake(second.start + 15, tuple(reversed(second.faces))[:-1] + (7,)),
+    ]  # one die wrong
     made = score(truth, made_up)
     assert (made.reported_once, made.extra, made.missed, made.exact) == (2, 2, 1, 1)
     assert made.latencies == pytest.approx([9 / truth.fps, 15 / truth.fps])

@@ -18,10 +18,30 @@ def play(capsys, monkeypatch, lines, *argv):
 
 def test_play_roll_off_typed_points_changes_and_undo(capsys, monkeypatch, tmp_path):
     saved = tmp_path / "game.json"
-    code, states, err = play(capsys, monkeypatch, [
-        "roll 2", "roll 6", "+350", "+100", "bank", "farkle", "rename Ann Anna", "target 5000",
-        "add Cy", "throw 1 5 2 3 4", "keep 1", "undo-turn", "redo", "undo",
-    ], "--players", "Ann,Bob", "--save", str(saved))
+    code, states, err = play(
+        capsys,
+        monkeypatch,
+        [
+            "roll 2",
+            "roll 6",
+            "+350",
+            "+100",
+            "bank",
+            "farkle",
+            "rename Ann Anna",
+            "target 5000",
+            "add Cy",
+            "throw 1 5 2 3 4",
+            "keep 1",
+            "undo-turn",
+            "redo",
+            "undo",
+        ],
+        "--players",
+        "Ann,Bob",
+        "--save",
+        str(saved),
+    )
     assert code == 0 and err == ""
     assert states[1]["current"] == 1 and states[1]["phase"] == "throw"  # Bob rolled highest
     assert states[4]["players"][1]["score"] == 450 and states[5]["players"][0]["farkles_in_a_row"] == 1
@@ -36,8 +56,15 @@ def test_play_roll_off_typed_points_changes_and_undo(capsys, monkeypatch, tmp_pa
 
 
 def test_play_tells_malformed_from_forbidden_and_goes_on(capsys, monkeypatch):
-    code, states, err = play(capsys, monkeypatch, ["+75", "dance", "+5x", "throw 1 2 3 4 6 9", "throw 1 2 3 4 6", "bank 1"],
-                             "--players", "Ann", "--rules", "farkle")
+    code, states, err = play(
+        capsys,
+        monkeypatch,
+        ["+75", "dance", "+5x", "throw 1 2 3 4 6 9", "throw 1 2 3 4 6", "bank 1"],
+        "--players",
+        "Ann",
+        "--rules",
+        "farkle",
+    )
     assert code == 2 and len(states) == 0
     lines = err.splitlines()
     assert lines[0].startswith("dicekeeper play: line 1: not allowed: points come in multiples of 50")

@@ -49,7 +49,9 @@ def test_real_crops_follow_the_labels_at_every_scale(yolo_set: Path) -> None:
 
 def test_the_script_writes_the_crops(yolo_set: Path, tmp_path: Path, capsys) -> None:
     out = tmp_path / "out" / "real.npz"
-    assert extract_crops.main([str(yolo_set), "--split", "train", "--scales", "0", "--seed", "0", "--out", str(out)]) == 0
+    assert (
+        extract_crops.main([str(yolo_set), "--split", "train", "--scales", "0", "--seed", "0", "--out", str(out)]) == 0
+    )
     with np.load(out) as written:
         assert sorted(set(written["labels"].tolist()) - {NOT_A_DIE}) == [1, 5]
     assert "crops from 1 photos" in capsys.readouterr().out

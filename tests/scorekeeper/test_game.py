@@ -20,30 +20,42 @@ def bank_turn(game, faces, keep=None):
 
 
 def farkle_turn(game):
-    game.throw([2, 3, 4, 6, 6, 2][: game.state.dice_left] if game.state.dice_left == 6 else [2, 3, 4, 6, 2][: game.state.dice_left])
+    game.throw(
+        [2, 3, 4, 6, 6, 2][: game.state.dice_left]
+        if game.state.dice_left == 6
+        else [2, 3, 4, 6, 2][: game.state.dice_left]
+    )
 
 
 def test_stone_sample_round():
     game = Game(["Ann", "Bob"], preset("stone"))
-    game.throw([1, 3, 3, 4, 4, 6]); game.keep([1])
-    game.throw([2, 2, 2, 3, 4]); game.keep([2, 2, 2])
-    game.throw([5, 5]); game.keep([5, 5])
+    game.throw([1, 3, 3, 4, 4, 6])
+    game.keep([1])
+    game.throw([2, 2, 2, 3, 4])
+    game.keep([2, 2, 2])
+    game.throw([5, 5])
+    game.keep([5, 5])
     state = game.state
     assert (state.turn_total, state.dice_left, state.hot_dice) == (400, 6, True)
     state = game.throw([2, 2, 3, 4, 4, 6])
     assert state.current == 1 and state.players[0].score == 0 and state.last_farkle == (0, (2, 2, 3, 4, 4, 6))
-    game.throw([5, 5, 5, 2, 4, 4]); game.keep([5, 5, 5])
-    game.throw([1, 2, 3]); state = game.bank([1])
+    game.throw([5, 5, 5, 2, 4, 4])
+    game.keep([5, 5, 5])
+    game.throw([1, 2, 3])
+    state = game.bank([1])
     assert [p.score for p in state.players] == [0, 600]
     assert [t.result for t in game.turns()] == ["farkle", "bank"]
 
 
 def test_family_sample_turns():
     game = Game(["P1", "P2"], preset("family"))
-    game.throw([1, 5, 5, 2, 6]); game.keep([1, 5, 5])
-    game.throw([1, 4]); state = game.bank([1])
+    game.throw([1, 5, 5, 2, 6])
+    game.keep([1, 5, 5])
+    game.throw([1, 4])
+    state = game.bank([1])
     assert state.players[0].score == 300
-    game.throw([2, 2, 2, 2, 3]); game.keep([2, 2, 2, 2])
+    game.throw([2, 2, 2, 2, 3])
+    game.keep([2, 2, 2, 2])
     assert game.state.turn_total == 400
     state = game.throw([2])
     assert state.players[1].score == 0 and state.current == 0
@@ -51,8 +63,10 @@ def test_family_sample_turns():
 
 def test_sets_only_form_within_one_throw():
     game = Game(["A"], preset("wikipedia").replace(entry=0))
-    game.throw([5, 5, 5, 2, 3, 4]); game.keep([5, 5, 5])
-    game.throw([5, 2, 3]); game.keep([5])
+    game.throw([5, 5, 5, 2, 3, 4])
+    game.keep([5, 5, 5])
+    game.throw([5, 2, 3])
+    game.keep([5])
     assert game.state.turn_total == 550
 
 
@@ -84,22 +98,26 @@ def test_illegal_actions_raise_and_change_nothing():
 
 def test_entry_then_free_banking():
     game = Game(["A"], preset("zilch"))
-    game.throw([1, 1, 1, 2, 3, 4]); game.keep([1, 1, 1])
+    game.throw([1, 1, 1, 2, 3, 4])
+    game.keep([1, 1, 1])
     assert game.state.can_bank
     game.bank()
     assert game.state.players[0].on_board
-    game.throw([5, 2, 3, 4, 6, 6]); state = game.bank([5])
+    game.throw([5, 2, 3, 4, 6, 6])
+    state = game.bank([5])
     assert state.players[0].score == 1050
 
 
 def test_hot_dice_must_roll_versus_may_roll():
     must = Game(["A"], preset("tenthousand"))
-    must.throw([1, 1, 5, 5, 6, 6]); must.keep([1, 1, 5, 5, 6, 6])
+    must.throw([1, 1, 5, 5, 6, 6])
+    must.keep([1, 1, 5, 5, 6, 6])
     assert must.state.hot_dice and must.state.dice_left == 6
     with pytest.raises(IllegalBank, match="hot dice"):
         must.bank()
     may = Game(["A"], preset("stone"))
-    may.throw([1, 1, 5, 5, 6, 6]); may.keep([1, 1, 5, 5, 6, 6])
+    may.throw([1, 1, 5, 5, 6, 6])
+    may.keep([1, 1, 5, 5, 6, 6])
     assert may.bank().players[0].score == 1500
 
 
@@ -119,15 +137,18 @@ def test_three_farkles_in_a_row_cost_the_penalty():
 
 def test_piggyback_takes_over_dice_and_total():
     game = Game(["A", "B"], preset("wikipedia").replace(entry=0))
-    game.throw([1, 5, 2, 3, 4, 6]); game.keep([1, 5])
-    game.throw([5, 2, 3, 4]); game.bank([5])  # A banks 200 with 3 dice left
+    game.throw([1, 5, 2, 3, 4, 6])
+    game.keep([1, 5])
+    game.throw([5, 2, 3, 4])
+    game.bank([5])  # A banks 200 with 3 dice left
     state = game.state
     assert state.leftover == (3, 200) and state.can_piggyback
     state = game.piggyback()
     assert (state.turn_total, state.dice_left) == (200, 3)
     with pytest.raises(IllegalBank):
         game.bank()  # must throw before banking inherited points
-    game.throw([1, 2, 3]); state = game.bank([1])
+    game.throw([1, 2, 3])
+    state = game.bank([1])
     assert [p.score for p in state.players] == [200, 300]
     assert game.turns()[-1].piggyback == 200
 
@@ -138,7 +159,8 @@ def test_piggyback_refused_where_not_allowed():
     with pytest.raises(IllegalPiggyback, match="do not allow"):
         game.piggyback()
     wiki = Game(["A", "B"], preset("wikipedia"))
-    wiki.throw([1, 1, 1, 2, 3, 4]); wiki.bank([1, 1, 1])
+    wiki.throw([1, 1, 1, 2, 3, 4])
+    wiki.bank([1, 1, 1])
     with pytest.raises(IllegalPiggyback, match="on the board"):
         wiki.piggyback()  # B is not on the board yet
     wiki.throw([2, 3, 4, 6, 6, 2])  # B farkles
@@ -265,7 +287,9 @@ def test_a_misread_farkle_can_be_corrected():
 def test_save_and_load_round_trip():
     game = Game(["A", "B"], preset("zilch").replace(entry=0))
     bank_turn(game, [1, 5, 2, 3, 4, 4])
-    game.throw([5, 2, 3, 4, 6, 6]); game.undo(); game.throw([1, 2, 3, 4, 6, 6])
+    game.throw([5, 2, 3, 4, 6, 6])
+    game.undo()
+    game.throw([1, 2, 3, 4, 6, 6])
     loaded = Game.from_dict(game.to_dict())
     assert loaded.state == game.state and loaded.events == game.events
     assert loaded.turns() == game.turns()

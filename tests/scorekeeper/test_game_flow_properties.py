@@ -14,7 +14,8 @@ from scorekeeper.scoring import throw_values
 
 rulesets = st.builds(
     lambda name, house, target, tie: PRESETS[name].with_settings(
-        {**({} if house is None else house_rule(house)), "target": target, "tie_replay": tie}),
+        {**({} if house is None else house_rule(house)), "target": target, "tie_replay": tie}
+    ),
     st.sampled_from(sorted(PRESETS)),
     st.sampled_from([None, "greed", "amish", "alternative-sets"]),
     st.sampled_from([1000, 2000]),

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorekeeper import Banked, Game, IllegalAction, Kept, Thrown, preset
-from scorekeeper.game import CHECKPOINT_EVERY
 from scorekeeper.events import Corrected, Event, Piggybacked, Undone
+from scorekeeper.game import CHECKPOINT_EVERY
 
 
 def folded(game: Game, effective: list[Event]) -> Game:
@@ -24,8 +24,11 @@ def same(game: Game, reference: Game) -> bool:
     does not have, so it is checked on its own."""
     left, right = game.state, reference.state
     unrelated = {"version": 0, "can_redo": False}
-    return left.to_dict() | unrelated == right.to_dict() | unrelated \
-        and left.keeps == right.keeps and game.turns() == reference.turns()
+    return (
+        left.to_dict() | unrelated == right.to_dict() | unrelated
+        and left.keeps == right.keeps
+        and game.turns() == reference.turns()
+    )
 
 
 def step(game: Game, effective: list[Event], rng: random.Random, undo_bias: float) -> None:
@@ -65,8 +68,11 @@ def step(game: Game, effective: list[Event], rng: random.Random, undo_bias: floa
 
 
 @settings(max_examples=30, deadline=None)
-@given(name=st.sampled_from(["family", "wikipedia", "zilch", "farkle", "tenthousand"]),
-       seed=st.integers(0, 2 ** 32 - 1), undo_bias=st.sampled_from([0.05, 0.3, 0.55]))
+@given(
+    name=st.sampled_from(["family", "wikipedia", "zilch", "farkle", "tenthousand"]),
+    seed=st.integers(0, 2**32 - 1),
+    undo_bias=st.sampled_from([0.05, 0.3, 0.55]),
+)
 def test_every_step_matches_a_fold_of_the_events_in_effect(name, seed, undo_bias):
     rng = random.Random(seed)
     game = Game(["Ann", "Bob", "Cy"], preset(name).replace(target=3000))
@@ -130,8 +136,11 @@ def test_a_copy_goes_its_own_way():
 
 def in_effect(game: Game) -> list[Event]:
     """The events the game's log says are in effect, a correction standing for the throw it made."""
-    return [Thrown(e.event.faces) if isinstance(e.event, Corrected) else e.event
-            for e in game.log() if e.status == "in-effect"]
+    return [
+        Thrown(e.event.faces) if isinstance(e.event, Corrected) else e.event
+        for e in game.log()
+        if e.status == "in-effect"
+    ]
 
 
 def table_of(game: Game) -> dict[str, object]:
@@ -180,8 +189,7 @@ def other_step(game: Game, rng: random.Random) -> None:
 
 
 @settings(max_examples=25, deadline=None)
-@given(name=st.sampled_from(["family", "farke", "wikipedia", "zilch", "tenthousand"]),
-       seed=st.integers(0, 2 ** 32 - 1))
+@given(name=st.sampled_from(["family", "farke", "wikipedia", "zilch", "tenthousand"]), seed=st.integers(0, 2**32 - 1))
 def test_the_new_events_match_a_fold_too(name, seed):
     """Roll-offs, typed points and farkles, renames, targets, players joining and leaving, undo of
     a turn and redo all go through the saved tables: every step still equals a fold of the events in

@@ -19,15 +19,18 @@ from scorekeeper.players import (
 from scorekeeper.strategy import Action, advise
 
 
-@pytest.mark.parametrize("name, expected", [
-    ("maxexp", MaxExpected()),
-    ("*maxexp", MaxExpected()),
-    (" MaxExp ", MaxExpected()),
-    ("threshold300", Threshold(300)),
-    ("*threshold1000", Threshold(1000)),
-    ("endgame", Endgame()),
-    ("endgame2000", Endgame(2000)),
-])
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("maxexp", MaxExpected()),
+        ("*maxexp", MaxExpected()),
+        (" MaxExp ", MaxExpected()),
+        ("threshold300", Threshold(300)),
+        ("*threshold1000", Threshold(1000)),
+        ("endgame", Endgame()),
+        ("endgame2000", Endgame(2000)),
+    ],
+)
 def test_strategies_by_name(name, expected):
     strategy = strategy_by_name(name)
     assert strategy == expected
@@ -91,10 +94,10 @@ def _play_to(rules, scores_wanted):
     while (game.state.players[0].score, game.state.players[1].score) != scores_wanted:
         player = game.state.current
         if game.state.players[player].score < scores_wanted[player]:
-            game.throw([1, 1, 1, 2, 3, 4][:rules.dice])
+            game.throw([1, 1, 1, 2, 3, 4][: rules.dice])
             game.bank([1, 1, 1])
         else:
-            game.throw([2, 3, 4, 6, 6, 2][:rules.dice])  # a farkle passes the turn
+            game.throw([2, 3, 4, 6, 6, 2][: rules.dice])  # a farkle passes the turn
     return game
 
 
@@ -155,8 +158,11 @@ def test_perform_rolls_the_dice_in_play_and_refuses_an_illegal_action():
 
 
 @settings(max_examples=12, deadline=None)
-@given(name=st.sampled_from(sorted(PRESETS)), seed=st.integers(0, 10 ** 6),
-       lineup=st.permutations(["maxexp", "threshold350", "endgame"]))
+@given(
+    name=st.sampled_from(sorted(PRESETS)),
+    seed=st.integers(0, 10**6),
+    lineup=st.permutations(["maxexp", "threshold350", "endgame"]),
+)
 def test_computer_players_only_make_legal_moves(name, seed, lineup):
     # The game raises on any illegal action, so finishing the game is the test.
     rules = preset(name).replace(target=4000)
@@ -179,15 +185,20 @@ def test_endgame_plays_for_points_near_the_end_when_others_get_a_last_chance():
     game.throw([1, 1, 1, 2, 3, 4])
     state = game.keep([1, 1, 1])
     assert not state.final_round
-    assert choose_action(Endgame(), state, random.Random(0)) == MaxExpected().act(state, random.Random(0)) == Action.bank()
+    assert (
+        choose_action(Endgame(), state, random.Random(0)) == MaxExpected().act(state, random.Random(0)) == Action.bank()
+    )
 
 
-@pytest.mark.parametrize("player, expected", [
-    ("Ann", None),
-    ("*threshold300", Threshold(300)),
-    ("*maxexp", MaxExpected()),
-    ("*Hal", Endgame()),
-])
+@pytest.mark.parametrize(
+    "player, expected",
+    [
+        ("Ann", None),
+        ("*threshold300", Threshold(300)),
+        ("*maxexp", MaxExpected()),
+        ("*Hal", Endgame()),
+    ],
+)
 def test_computer_players_are_named_with_a_star(player, expected):
     assert computer_strategy(player) == expected
 

@@ -5,8 +5,8 @@ import pytest
 from scorekeeper import (
     DEFAULT_PRESET,
     PRESETS,
-    Ruleset,
     RulesError,
+    Ruleset,
     compose_ruleset,
     house_rule,
     knob_names,
@@ -18,17 +18,40 @@ from scorekeeper import (
 
 def test_presets_match_their_rule_texts():
     fam = preset("family")
-    assert (fam.dice, fam.three_pairs, fam.straight, fam.instant_win, fam.starts) == (5, None, None, "none", "highest-roll")
+    assert (fam.dice, fam.three_pairs, fam.straight, fam.instant_win, fam.starts) == (
+        5,
+        None,
+        None,
+        "none",
+        "highest-roll",
+    )
     fa = preset("farke")
     assert (fa.dice, fa.entry, fa.three_pairs, fa.straight, fa.instant_win) == (6, 750, 750, 1500, "six-ones")
     tt = preset("tenthousand")
     assert (tt.kinds, tt.three_pairs, tt.straight, tt.entry, tt.hot_dice, tt.finish) == (
-        "per-face", 1000, 1500, 500, "must-roll", "complete-round")
+        "per-face",
+        1000,
+        1500,
+        500,
+        "must-roll",
+        "complete-round",
+    )
     wk = preset("wikipedia")
     assert (wk.straight, wk.entry, wk.piggyback, wk.instant_win, wk.finish) == (
-        2000, 550, True, "six-of-a-kind", "last-chance")
+        2000,
+        550,
+        True,
+        "six-of-a-kind",
+        "last-chance",
+    )
     z = preset("zilch")
-    assert (z.straight, z.three_pairs, z.target_strict, z.piggyback, z.hot_dice) == (3000, 1000, True, True, "must-roll")
+    assert (z.straight, z.three_pairs, z.target_strict, z.piggyback, z.hot_dice) == (
+        3000,
+        1000,
+        True,
+        True,
+        "must-roll",
+    )
     assert z.pass_scores_throw and not preset("wikipedia").pass_scores_throw
     assert tt.tie_replay == "tied-only"
     st = preset("stone")
@@ -42,9 +65,13 @@ def test_no_preset_names_a_combination_its_dice_cannot_make():
 
     for rules in PRESETS.values():
         names = {c.name for c in combinations(rules)}
-        for knob, name in [("three_pairs", "three pairs"), ("straight", "straight"),
-                           ("small_straight", "small straight 1-5"), ("full_house", "full house"),
-                           ("two_triplets", "two triplets")]:
+        for knob, name in [
+            ("three_pairs", "three pairs"),
+            ("straight", "straight"),
+            ("small_straight", "small straight 1-5"),
+            ("full_house", "full house"),
+            ("two_triplets", "two triplets"),
+        ]:
             assert (getattr(rules, knob) is not None) == (name in names), (rules.name, knob)
         six = {f"6 x {face}" for face in range(1, 7)}
         assert (rules.instant_win != "none") == any(c.instant_win for c in combinations(rules)), rules.name
@@ -60,17 +87,35 @@ def test_unknown_preset_lists_the_known_names():
 
 def test_settings_parse_text_values():
     rules = preset("family").with_settings(
-        {"entry": "1000", "piggyback": "yes", "straight": "off", "target": "5,000", "hot_dice": "must-roll"})
-    assert (rules.entry, rules.piggyback, rules.straight, rules.target, rules.hot_dice) == (1000, True, None, 5000, "must-roll")
+        {"entry": "1000", "piggyback": "yes", "straight": "off", "target": "5,000", "hot_dice": "must-roll"}
+    )
+    assert (rules.entry, rules.piggyback, rules.straight, rules.target, rules.hot_dice) == (
+        1000,
+        True,
+        None,
+        5000,
+        "must-roll",
+    )
     assert rules.name == "family+"
     assert preset("family").entry == 0  # presets are immutable values
 
 
-@pytest.mark.parametrize("key, value", [
-    ("entry", "lots"), ("dice", "4"), ("kinds", "squares"), ("piggyback", "maybe"),
-    ("finish", "never"), ("colour", "red"), ("target", "-5"), ("three_pairs", "-1"),
-    ("tie_replay", "coin"), ("starts", "youngest"), ("boxcar", "sometimes"),
-])
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("entry", "lots"),
+        ("dice", "4"),
+        ("kinds", "squares"),
+        ("piggyback", "maybe"),
+        ("finish", "never"),
+        ("colour", "red"),
+        ("target", "-5"),
+        ("three_pairs", "-1"),
+        ("tie_replay", "coin"),
+        ("starts", "youngest"),
+        ("boxcar", "sometimes"),
+    ],
+)
 def test_bad_settings_raise_rules_error(key, value):
     with pytest.raises(RulesError):
         preset("family").with_settings({key: value})
@@ -95,7 +140,7 @@ def test_ruleset_from_toml():
     with pytest.raises(RulesError):
         ruleset_from_toml("entry = = 3")
     with pytest.raises(RulesError):
-        ruleset_from_toml('speed = 3')
+        ruleset_from_toml("speed = 3")
 
 
 def test_repr_shows_what_differs_from_the_preset():
@@ -110,18 +155,25 @@ def test_every_knob_round_trips_through_to_dict():
         assert Ruleset(**data) == rules
 
 
-@pytest.mark.parametrize("key, low, high", [
-    ("dice", 5, 6), ("target", 1, 1_000_000), ("entry", 0, 100_000), ("three_farkle_penalty", 0, 100_000),
-    ("straight", 50, 10_000), ("three_pairs", 50, 10_000),
-])
+@pytest.mark.parametrize(
+    "key, low, high",
+    [
+        ("dice", 5, 6),
+        ("target", 1, 1_000_000),
+        ("entry", 0, 100_000),
+        ("three_farkle_penalty", 0, 100_000),
+        ("straight", 50, 10_000),
+        ("three_pairs", 50, 10_000),
+    ],
+)
 def test_every_number_knob_takes_its_range_and_nothing_past_it(key, low, high):
     assert getattr(Ruleset().replace(**{key: low}), key) == low
     assert getattr(Ruleset().replace(**{key: high}), key) == high
-    for outside in (low - 1, high + 1, 10 ** 400):
+    for outside in (low - 1, high + 1, 10**400):
         with pytest.raises(RulesError, match=f"^{key} must be .*{low}.*{high}"):
             Ruleset().replace(**{key: outside})
         with pytest.raises(RulesError, match=f"^{key} must be .*{low}.*{high}"):
-            Ruleset().with_settings({key: str(outside) if outside < 10 ** 20 else "9" * 5000})
+            Ruleset().with_settings({key: str(outside) if outside < 10**20 else "9" * 5000})
 
 
 @pytest.mark.parametrize("text", ["\u00b2", "\u0663", "\uff11", "1e3", "-5", "0x10", " ", "1" * 13])
@@ -148,11 +200,16 @@ def test_compose_lays_house_rules_then_knobs_over_the_preset():
     assert compose_ruleset() == preset(DEFAULT_PRESET)
 
 
-@pytest.mark.parametrize("houses, settings, message", [
-    (5, None, "list of house-rule names"), (["greed", 3], None, "list of house-rule names"),
-    (["royal"], None, "unknown house rule"), ((), ["entry"], "knob settings must map"),
-    ((), {"speed": 3}, "unknown knob"),
-])
+@pytest.mark.parametrize(
+    "houses, settings, message",
+    [
+        (5, None, "list of house-rule names"),
+        (["greed", 3], None, "list of house-rule names"),
+        (["royal"], None, "unknown house rule"),
+        ((), ["entry"], "knob settings must map"),
+        ((), {"speed": 3}, "unknown knob"),
+    ],
+)
 def test_compose_rejects_malformed_layers(houses, settings, message):
     with pytest.raises(RulesError, match=message):
         compose_ruleset("family", houses, settings)

@@ -133,8 +133,8 @@ def test_listing_keeps_benchmark(benchmark):
 
 def test_listing_keeps_uncached_benchmark(benchmark):
     """The cost without the per-throw cache: every sub-multiset looked up in the ruleset's table."""
-    from scorekeeper.scoring import _keeps_of_counts
     from scorekeeper.dice import counts_of
+    from scorekeeper.scoring import _keeps_of_counts
 
     rules = preset("farkle")
     counts = counts_of((1, 1, 5, 2, 3, 3))

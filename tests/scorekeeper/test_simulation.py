@@ -10,7 +10,16 @@ from dicekeeper.cli import main
 from scorekeeper import Game, legal_keeps, preset
 from scorekeeper.odds import outcomes
 from scorekeeper.players import MaxExpected, Threshold, strategy_by_name
-from scorekeeper.simulation import Tally, game_rng, play_game, player_names, simulate, simulate_by_name, solo_turns, wilson
+from scorekeeper.simulation import (
+    Tally,
+    game_rng,
+    play_game,
+    player_names,
+    simulate,
+    simulate_by_name,
+    solo_turns,
+    wilson,
+)
 from scorekeeper.strategy import ON_BOARD, expected_turn
 
 Z99_TWO_SIDED = 2.5758293035489
@@ -51,7 +60,7 @@ def threshold_value(rules, bank_at):
                 total += ways * after
             else:
                 total += ways * roll(after, left or rules.dice)
-        return total / 6 ** n
+        return total / 6**n
 
     return roll(0, rules.dice)
 
@@ -188,8 +197,20 @@ def run(capsys, *argv):
 
 
 def test_simulate_command_reports_each_player_and_the_run(capsys):
-    code, lines, err = run(capsys, "simulate", "--rules", "family", "--players", "maxexp,threshold300",
-                           "--games", "20", "--seed", "4", "--jobs", "1")
+    code, lines, err = run(
+        capsys,
+        "simulate",
+        "--rules",
+        "family",
+        "--players",
+        "maxexp,threshold300",
+        "--games",
+        "20",
+        "--seed",
+        "4",
+        "--jobs",
+        "1",
+    )
     assert code == 0 and err == ""
     mine, theirs, summary = lines
     assert mine["player"] == "maxexp" and theirs["player"] == "threshold300"
@@ -205,13 +226,16 @@ def test_simulate_on_two_cores_gives_the_same_report(capsys):
     assert one == two
 
 
-@pytest.mark.parametrize("argv, message", [
-    (("--players", "maxexp,bogus"), "unknown strategy 'bogus'; known: maxexp"),
-    (("--players", "maxexp"), "at least two"),
-    (("--players", "maxexp,threshold300", "--games", "0"), "--games must be a whole number >= 1"),
-    (("--players", "maxexp,threshold300", "--seed", "x"), "--seed must be"),
-    (("--players", "maxexp,threshold300", "--rules", "nope"), "unknown rules"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (("--players", "maxexp,bogus"), "unknown strategy 'bogus'; known: maxexp"),
+        (("--players", "maxexp"), "at least two"),
+        (("--players", "maxexp,threshold300", "--games", "0"), "--games must be a whole number >= 1"),
+        (("--players", "maxexp,threshold300", "--seed", "x"), "--seed must be"),
+        (("--players", "maxexp,threshold300", "--rules", "nope"), "unknown rules"),
+    ],
+)
 def test_simulate_command_rejects_bad_input(capsys, argv, message):
     code, lines, err = run(capsys, "simulate", *argv)
     assert code == 2 and lines == [] and message in err and len(err.strip().splitlines()) == 1
@@ -221,9 +245,22 @@ def test_simulate_command_runs_as_a_program():
     import subprocess
 
     done = subprocess.run(
-        [sys.executable, "-m", "dicekeeper", "simulate", "--rules", "family", "--players", "maxexp,threshold300",
-         "--games", "4"],
-        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "dicekeeper",
+            "simulate",
+            "--rules",
+            "family",
+            "--players",
+            "maxexp,threshold300",
+            "--games",
+            "4",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 0, done.stderr
     assert len(done.stdout.splitlines()) == 3

@@ -41,7 +41,7 @@ def brute_force(rules, situation, limit):
                 total -= ways * situation.farkle_cost
                 continue
             total += ways * max(after_value(t + k.points, n - len(k.dice), k.instant_win) for k in keeps)
-        return total / 6 ** n
+        return total / 6**n
 
     def after_value(t, left, instant):
         if instant:
@@ -56,12 +56,15 @@ def brute_force(rules, situation, limit):
     return roll_value
 
 
-@pytest.mark.parametrize("rules, situation", [
-    (preset("family"), ON_BOARD),
-    (FIVE_DICE_FARKLE, ON_BOARD),
-    (FIVE_DICE_FARKLE, Situation(entry=500, farkle_cost=1000)),
-    (preset("family").replace(kinds="per-face", hot_dice="must-roll", straight=None), Situation(entry=300)),
-])
+@pytest.mark.parametrize(
+    "rules, situation",
+    [
+        (preset("family"), ON_BOARD),
+        (FIVE_DICE_FARKLE, ON_BOARD),
+        (FIVE_DICE_FARKLE, Situation(entry=500, farkle_cost=1000)),
+        (preset("family").replace(kinds="per-face", hot_dice="must-roll", straight=None), Situation(entry=300)),
+    ],
+)
 def test_tables_equal_the_definition_over_every_keep(rules, situation):
     # Forced hot dice can climb far above the cap; follow them as far as the tables do.
     limit = bank_cap(rules) + (hot_chain_reach(rules) if rules.hot_dice == "must-roll" else bank_cap(rules))
@@ -103,7 +106,7 @@ def test_what_lies_beyond_the_table_top_does_not_change_any_value(name):
         low = build_table(rules, situation, 0, beyond=-situation.farkle_cost)
         last = high.index(bank_cap(rules))
         for n in range(1, rules.dice + 1):
-            assert high.roll_values[n][:last + 1] == pytest.approx(low.roll_values[n][:last + 1], abs=1e-6)
+            assert high.roll_values[n][: last + 1] == pytest.approx(low.roll_values[n][: last + 1], abs=1e-6)
 
 
 @pytest.mark.parametrize("name", list(PRESETS))
@@ -139,8 +142,9 @@ def test_entry_and_penalty_lower_the_value_of_a_turn():
     free = expected_turn(rules)
     assert expected_turn(rules, Situation(entry=500)) < free
     assert expected_turn(rules, Situation(farkle_cost=1000)) < free
-    assert expected_turn(rules, Situation(500, 1000)) < min(expected_turn(rules, Situation(entry=500)),
-                                                            expected_turn(rules, Situation(farkle_cost=1000)))
+    assert expected_turn(rules, Situation(500, 1000)) < min(
+        expected_turn(rules, Situation(entry=500)), expected_turn(rules, Situation(farkle_cost=1000))
+    )
 
 
 def test_bank_thresholds_split_banking_from_rolling():
@@ -208,12 +212,15 @@ def test_a_farkle_advises_nothing_to_keep():
     assert advice.keeps == () and advice.expected == -1000
 
 
-@pytest.mark.parametrize("bad, message", [
-    ([7, 1], "from 1 to 6"),
-    ([1, 1, 1, 1, 1, 1, 1], "7 dice"),
-    ([], "no dice"),
-    ("115", "list of faces"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ([7, 1], "from 1 to 6"),
+        ([1, 1, 1, 1, 1, 1, 1], "7 dice"),
+        ([], "no dice"),
+        ("115", "list of faces"),
+    ],
+)
 def test_bad_dice_raise_one_clear_error(bad, message):
     with pytest.raises(DiceError, match=message):
         advise(bad, preset("farkle"))
@@ -286,7 +293,7 @@ def _random_legal(state, rng):
 
 
 @settings(max_examples=25, deadline=None)
-@given(name=st.sampled_from(sorted(PRESETS)), seed=st.integers(0, 10 ** 6))
+@given(name=st.sampled_from(sorted(PRESETS)), seed=st.integers(0, 10**6))
 def test_advice_never_recommends_an_illegal_action(name, seed):
     # Random legal play reaches odd states (off the board with big totals, leftovers, penalties);
     # in each, the advised action is tried on a copy of the game.
@@ -311,8 +318,9 @@ def test_advice_never_recommends_an_illegal_action(name, seed):
 
 
 @settings(max_examples=200, deadline=None)
-@given(name=st.sampled_from(sorted(PRESETS)), seed=st.integers(0, 10 ** 6),
-       total=st.integers(0, 400).map(lambda k: 10 * k))
+@given(
+    name=st.sampled_from(sorted(PRESETS)), seed=st.integers(0, 10**6), total=st.integers(0, 400).map(lambda k: 10 * k)
+)
 def test_advised_keep_is_legal_and_its_bank_allowed(name, seed, total):
     rules = preset(name)
     rng = random.Random(seed)
@@ -365,7 +373,9 @@ def run_cli(capsys, *argv):
 
 
 def test_advise_command_prints_the_advice(capsys):
-    code, [obj], err = run_cli(capsys, "advise", "--rules", "farkle", "--turn-total", "300", "1", "1", "5", "2", "3", "4")
+    code, [obj], err = run_cli(
+        capsys, "advise", "--rules", "farkle", "--turn-total", "300", "1", "1", "5", "2", "3", "4"
+    )
     assert code == 0 and err == ""
     assert obj == json.loads(json.dumps(advise([1, 1, 5, 2, 3, 4], preset("farkle"), turn_total=300).to_dict()))
     assert obj["advice"]["action"] == "keep" and sum(k["best"] for k in obj["keeps"]) == 1
@@ -373,22 +383,27 @@ def test_advise_command_prints_the_advice(capsys):
 
 def test_advise_command_situation_flags(capsys):
     _, [free], _ = run_cli(capsys, "advise", "--rules", "farkle", "1", "5", "2", "3", "4", "6")
-    _, [off], _ = run_cli(capsys, "advise", "--rules", "farkle", "--off-board", "--farkles", "2",
-                          "1", "5", "2", "3", "4", "6")
-    assert off == json.loads(json.dumps(
-        advise([1, 5, 2, 3, 4, 6], preset("farkle"), situation=Situation(500, 1000)).to_dict()))
+    _, [off], _ = run_cli(
+        capsys, "advise", "--rules", "farkle", "--off-board", "--farkles", "2", "1", "5", "2", "3", "4", "6"
+    )
+    assert off == json.loads(
+        json.dumps(advise([1, 5, 2, 3, 4, 6], preset("farkle"), situation=Situation(500, 1000)).to_dict())
+    )
     assert all(k["expected_if_bank"] is None for k in off["keeps"])
     assert max(k["expected_if_roll"] for k in off["keeps"]) < max(k["expected_if_roll"] for k in free["keeps"])
 
 
-@pytest.mark.parametrize("argv, message", [
-    (("1", "7"), "from 1 to 6"),
-    ((), "give the faces"),
-    (("--turn-total", "-5", "1"), "--turn-total must be a whole number >= 0"),
-    (("--farkles", "two", "1"), "--farkles must be"),
-    (("--rules", "nope", "1"), "unknown rules"),
-    (("--set", "entry=lots", "1"), "entry must be a whole number"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (("1", "7"), "from 1 to 6"),
+        ((), "give the faces"),
+        (("--turn-total", "-5", "1"), "--turn-total must be a whole number >= 0"),
+        (("--farkles", "two", "1"), "--farkles must be"),
+        (("--rules", "nope", "1"), "unknown rules"),
+        (("--set", "entry=lots", "1"), "entry must be a whole number"),
+    ],
+)
 def test_advise_command_rejects_bad_input(capsys, argv, message):
     code, lines, err = run_cli(capsys, "advise", *argv)
     assert code == 2 and lines == [] and message in err and len(err.strip().splitlines()) == 1

@@ -80,7 +80,9 @@ def draw_scene(
     return np.clip(frame.astype(np.float32) + grain, 0, 255).astype(np.uint8)
 
 
-def draw_table(width: int = 1280, height: int = 720, values: Sequence[int] = (1, 2, 3, 4, 5, 6), seed: int = 0) -> np.ndarray:
+def draw_table(
+    width: int = 1280, height: int = 720, values: Sequence[int] = (1, 2, 3, 4, 5, 6), seed: int = 0
+) -> np.ndarray:
     """A webcam-like frame: the values as ivory and red dice about 60 pixels across, spread out."""
     rng = np.random.default_rng(seed)
     size = 0.085 * height

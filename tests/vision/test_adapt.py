@@ -19,8 +19,18 @@ from vision.types import DieBox, DieReading
 def table_scene(seed: int, count: int = 5) -> tuple[np.ndarray, list[DieSpec]]:
     """Dice of one table (cream dice, brown pips, on blue cloth) at random faces and spins."""
     rng = random.Random(seed)
-    dice = [DieSpec(rng.randint(1, 6), 90 + 110 * i, rng.uniform(150, 330), 56.0, angle=rng.uniform(0, 90),
-                    body_bgr=(200, 230, 240), pip_bgr=(30, 60, 110)) for i in range(count)]
+    dice = [
+        DieSpec(
+            rng.randint(1, 6),
+            90 + 110 * i,
+            rng.uniform(150, 330),
+            56.0,
+            angle=rng.uniform(0, 90),
+            body_bgr=(200, 230, 240),
+            pip_bgr=(30, 60, 110),
+        )
+        for i in range(count)
+    ]
     frame = render(Scene(640, 480, background="felt", background_bgr=(120, 60, 30), dice=tuple(dice), seed=seed)).frame
     return frame, dice
 
@@ -33,8 +43,10 @@ class SixBlindReader:
 
     def read(self, frame_bgr: np.ndarray) -> list[DieReading]:
         wrong = {6: 5, 3: 2}
-        return [DieReading(wrong.get(d.value, d.value), DieBox(d.cx, d.cy, d.size, d.size, d.angle), 0.7, "pips")
-                for d in self.dice]
+        return [
+            DieReading(wrong.get(d.value, d.value), DieBox(d.cx, d.cy, d.size, d.size, d.angle), 0.7, "pips")
+            for d in self.dice
+        ]
 
 
 def test_the_memory_keeps_each_confirmed_throw_and_refuses_bad_ones(tmp_path: Path) -> None:
@@ -63,8 +75,12 @@ def test_the_head_learns_what_the_reader_gets_wrong_on_this_table(tmp_path: Path
     for frame, dice in confirmed_scenes:
         reader = SixBlindReader(dice)
         readings = reader.read(frame)
-        learner.learn(crops_of(frame, readings), [d.value for d in dice], [r.value for r in readings],
-                      [r.confidence for r in readings])
+        learner.learn(
+            crops_of(frame, readings),
+            [d.value for d in dice],
+            [r.value for r in readings],
+            [r.confidence for r in readings],
+        )
     head = learner.reader.head
     assert head is not None and head.size == 36 and math.isfinite(head.min_similarity)
     right_before = right_after = total = 0
@@ -104,7 +120,9 @@ def test_a_reader_that_is_already_right_is_never_overridden(tmp_path: Path) -> N
     assert [r.value for r in wrapped.read(frame)] == [d.value for d in dice] and wrapped.corrected == 0
 
 
-def test_the_adapt_command_builds_the_head_or_says_there_is_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_adapt_command_builds_the_head_or_says_there_is_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from dicekeeper.cli import main
 
     assert main(["adapt", "--db", str(tmp_path / "games.sqlite3")]) == 2

@@ -84,7 +84,9 @@ def test_cost_of_six_dice_per_frame(benchmark, classifier: DieFaceClassifier) ->
     assert list(probabilities.argmax(axis=1) + 1) == list(scene.values)
 
 
-@pytest.mark.parametrize("frame", [np.zeros((40, 40), np.uint8), np.zeros((40, 40, 4), np.uint8), np.zeros((40, 40, 3), np.float32)])
+@pytest.mark.parametrize(
+    "frame", [np.zeros((40, 40), np.uint8), np.zeros((40, 40, 4), np.uint8), np.zeros((40, 40, 3), np.float32)]
+)
 def test_frame_that_is_not_bgr_is_refused(classifier: DieFaceClassifier, frame: np.ndarray) -> None:
     with pytest.raises(ValueError, match="BGR uint8"):
         classifier.predict(frame, [DieBox(20, 20, 10, 10)])

@@ -8,9 +8,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from drawn import BLACK, IVORY, RED, DrawnDie, draw_scene
 
 from dicekeeper.cli import main
-from drawn import BLACK, IVORY, RED, DrawnDie, draw_scene
 
 DICE = [DrawnDie(2, (400, 500), 120, 20, IVORY, BLACK), DrawnDie(5, (1200, 700), 120, 55, RED, IVORY)]
 
@@ -23,7 +23,9 @@ def photo(tmp_path: Path) -> Path:
     return path
 
 
-def test_read_json_reports_dice_in_original_pixels_when_downscaled(photo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_read_json_reports_dice_in_original_pixels_when_downscaled(
+    photo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["read", "--json", "--mode", "pips", "--max-side", "800", str(photo)]) == 0
     record = json.loads(capsys.readouterr().out)
     assert (record["image"], record["width"], record["height"]) == (str(photo), 1600, 1200)
@@ -39,7 +41,9 @@ def test_read_json_reports_dice_in_original_pixels_when_downscaled(photo: Path, 
         assert 0 < die["confidence"] <= 1
 
 
-def test_read_goes_on_after_bad_files_and_exits_1(photo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_read_goes_on_after_bad_files_and_exits_1(
+    photo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     empty = tmp_path / "empty.jpg"
     empty.write_bytes(b"")
     text = tmp_path / "notes.png"

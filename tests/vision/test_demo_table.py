@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from vision.live.demo_table import SKIN, DemoSource, DemoTable, ThrowTruth
-from vision.read.reader import DiceReader
 from vision.live.sources import PacedSource
+from vision.read.reader import DiceReader
 
 
 def run_until_throws(table: DemoTable, count: int, after: int = 3) -> list[np.ndarray]:
@@ -52,10 +52,14 @@ def test_dice_move_until_the_rest_frame_and_lie_still_after_it() -> None:
     table = DemoTable(seed=4, width=640, height=360, noise=0, light=False)
     frames = run_until_throws(table, 1, after=8)
     truth = table.throws[0]
-    before = [np.abs(frames[i].astype(int) - frames[i - 1].astype(int)).max() for i in range(truth.start_index + 1,
-                                                                                              truth.rest_index + 1)]
-    after = [np.abs(frames[i].astype(int) - frames[i - 1].astype(int)).max() for i in range(truth.rest_index + 1,
-                                                                                             len(frames))]
+    before = [
+        np.abs(frames[i].astype(int) - frames[i - 1].astype(int)).max()
+        for i in range(truth.start_index + 1, truth.rest_index + 1)
+    ]
+    after = [
+        np.abs(frames[i].astype(int) - frames[i - 1].astype(int)).max()
+        for i in range(truth.rest_index + 1, len(frames))
+    ]
     assert min(before) > 20  # every frame up to the rest frame changed somewhere
     assert max(after) == 0
 
@@ -122,7 +126,7 @@ def test_a_hand_is_in_the_picture_while_dice_are_taken_away() -> None:
         if shown.activity == "hand":
             close = np.abs(shown.image.astype(int) - skin).max(axis=2) < 12
             largest = max(largest, int(close.sum()))
-    die_area = table.die_size ** 2
+    die_area = table.die_size**2
     assert largest > 3 * die_area
 
 

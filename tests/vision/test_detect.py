@@ -19,7 +19,9 @@ def detector() -> DiceDetector:
     return load_default_detector()
 
 
-def maps_with(peaks: list[tuple[int, int, float, float, float, float]], rows: int = 40, columns: int = 60) -> np.ndarray:
+def maps_with(
+    peaks: list[tuple[int, int, float, float, float, float]], rows: int = 40, columns: int = 60
+) -> np.ndarray:
     """Output maps holding (row, column, score, offset x, offset y, box side) peaks."""
     maps = np.zeros((5, rows, columns), np.float32)
     for r, c, score, ox, oy, side in peaks:
@@ -36,7 +38,9 @@ def test_decode_places_a_peak_in_frame_pixels(detector: DiceDetector) -> None:
 
 
 def test_decode_drops_weak_peaks_and_merges_one_die_seen_twice(detector: DiceDetector) -> None:
-    maps = maps_with([(10, 20, 0.9, 0, 0, 40.0), (11, 21, 0.6, 0, 0, 40.0), (30, 50, 0.2, 0, 0, 40.0), (30, 10, 0.5, 0, 0, 40.0)])
+    maps = maps_with(
+        [(10, 20, 0.9, 0, 0, 40.0), (11, 21, 0.6, 0, 0, 40.0), (30, 50, 0.2, 0, 0, 40.0), (30, 10, 0.5, 0, 0, 40.0)]
+    )
     found = detector.decode(maps, 1.0, (160, 240))
     assert [d.score for d in found] == [0.9, 0.5]
 
@@ -69,7 +73,9 @@ def test_a_bad_frame_is_refused(detector: DiceDetector) -> None:
 
 @pytest.mark.parametrize("background", ["felt", "wood", "sheet"])
 def test_the_shipped_model_finds_every_die_of_a_rendered_table(detector: DiceDetector, background: str) -> None:
-    dice = tuple(DieSpec(v, 160.0 + 190.0 * (v - 1), 360.0 + 80.0 * (-1) ** v, 50.0, angle=12.0 * v) for v in range(1, 7))
+    dice = tuple(
+        DieSpec(v, 160.0 + 190.0 * (v - 1), 360.0 + 80.0 * (-1) ** v, 50.0, angle=12.0 * v) for v in range(1, 7)
+    )
     frame = render(Scene(1280, 720, background=background, background_bgr=(70, 110, 150), dice=dice, seed=5)).frame
     found = detector.detect(frame)
     assert len(found) == 6

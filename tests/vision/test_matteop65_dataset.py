@@ -10,6 +10,7 @@ from pathlib import Path
 
 import cv2
 import pytest
+from photo_sets import BESIDE, photo_set
 
 from vision.eval.evaluate import Evaluation
 from vision.eval.labels import LabelledDie, load_labelled_set
@@ -17,8 +18,6 @@ from vision.images import downscale, load_image
 from vision.read.classifier import DieFaceClassifier, load_default_classifier
 from vision.read.detect import DiceDetector, load_default_detector
 from vision.read.reader import DiceReader
-
-from photo_sets import BESIDE, photo_set
 
 pytestmark = [pytest.mark.dataset, pytest.mark.slow]
 

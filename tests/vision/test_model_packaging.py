@@ -31,7 +31,18 @@ def test_wheel_ships_the_model(tmp_path: Path) -> None:
     (source / "models").mkdir()
     shutil.copy(ROOT / "models" / "die_face.onnx", source / "models")
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(source)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(source),
+        ],
         check=True,
         capture_output=True,
     )

@@ -13,13 +13,12 @@ from pathlib import Path
 
 import cv2
 import pytest
+from photo_sets import photo_set
 
 from vision.eval.evaluate import Evaluation
-from vision.images import downscale, load_image
 from vision.eval.labels import LabelledDie, load_labelled_set
+from vision.images import downscale, load_image
 from vision.read.reader import DiceReader
-
-from photo_sets import photo_set
 
 pytestmark = [pytest.mark.dataset, pytest.mark.slow]
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 import photo_sets
+import pytest
 
 
 def make_set(folder: Path) -> Path:
@@ -33,8 +32,9 @@ def test_the_variable_may_name_one_set_or_the_folder_of_sets(tmp_path, monkeypat
     assert photo_sets.photo_set("nellbyler-d6") == one
 
 
-@pytest.mark.skipif(not (photo_sets.REPO.parent / "shared" / "datasets").is_dir(),
-                    reason="no photo sets beside this checkout")
+@pytest.mark.skipif(
+    not (photo_sets.REPO.parent / "shared" / "datasets").is_dir(), reason="no photo sets beside this checkout"
+)
 def test_this_checkouts_neighbouring_sets_are_found(monkeypatch):
     monkeypatch.delenv("DICEKEEPER_DATA", raising=False)
     found = [name for name in ("nellbyler-d6", "matteop65-webcam") if photo_sets.photo_set(name)]

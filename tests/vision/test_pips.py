@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-
 from drawn import BLACK, IVORY, DrawnDie, draw_scene
 
 from vision.read.faces import LAYOUTS

@@ -6,9 +6,9 @@ from collections.abc import Sequence
 
 import numpy as np
 import pytest
+from drawn import BLACK, IVORY, RED, DrawnDie, draw_coin, draw_scene, draw_table
 
 from vision.read.reader import DiceReader, FaceClassifier, ReaderSettings
-from drawn import BLACK, IVORY, RED, DrawnDie, draw_coin, draw_scene, draw_table
 from vision.types import DieBox, DieReading
 
 GREEN = (60, 140, 30)  # BGR
@@ -60,8 +60,10 @@ def test_reads_every_face_light_and_dark_at_any_rotation(angle: float) -> None:
 
 
 def test_dark_dice_with_light_pips_on_a_wooden_table() -> None:
-    dice = [DrawnDie(v, (200 + 170 * i, 300 + 40 * (i % 2)), 64, 30.0 * i, GREEN if i % 2 else RED, IVORY)
-            for i, v in enumerate((6, 5, 4, 3, 2, 1))]
+    dice = [
+        DrawnDie(v, (200 + 170 * i, 300 + 40 * (i % 2)), 64, 30.0 * i, GREEN if i % 2 else RED, IVORY)
+        for i, v in enumerate((6, 5, 4, 3, 2, 1))
+    ]
     frame = draw_scene(1280, 720, dice, table=WOOD, seed=5)
     assert_reads(DiceReader().read(frame), dice)
 
@@ -227,7 +229,9 @@ def test_combined_mode_needs_a_surer_classifier_where_no_pip_was_seen() -> None:
 
 def test_combined_mode_a_sure_classifier_overrules_a_pip_count_it_disagrees_with() -> None:
     frame, _ = two_dice_and_a_blank()
-    readings = sorted(DiceReader(FaceByPlace({250: 3, 650: 5, 1000: 2}), detector=THREE_FOUND).read(frame), key=lambda r: r.box.cx)
+    readings = sorted(
+        DiceReader(FaceByPlace({250: 3, 650: 5, 1000: 2}), detector=THREE_FOUND).read(frame), key=lambda r: r.box.cx
+    )
     assert [(r.value, r.method) for r in readings] == [(3, "pips"), (5, "classifier"), (2, "classifier")]
 
 
@@ -239,9 +243,6 @@ def test_combined_mode_an_unsure_classifier_leaves_a_clear_pip_count_alone() -> 
     readings = DiceReader(FaceByPlace({250: 1, 650: 5, 1000: 2}, sure=unsure), detector=THREE_FOUND).read(frame)
     assert by_position(readings) == [(250, 300, 3), (650, 300, 6)]
     assert {r.method for r in readings} == {"pips"}
-
-
-
 
 
 class ScriptedLooks:
@@ -293,7 +294,9 @@ def test_a_die_whose_pips_show_whole_is_placed_at_their_middle(value: int) -> No
     frame = draw_scene(640, 400, [die], seed=3)
     off_centre = DieBox(312.0, 191.0, 100.0, 100.0)
     (centred,) = DiceReader(mode="pips", detector=BoxesAt(off_centre)).read(frame)
-    (as_found,) = DiceReader(mode="pips", detector=BoxesAt(off_centre), settings=ReaderSettings(centre_on_pips=False)).read(frame)
+    (as_found,) = DiceReader(
+        mode="pips", detector=BoxesAt(off_centre), settings=ReaderSettings(centre_on_pips=False)
+    ).read(frame)
     assert centred.value == as_found.value == value
     assert np.hypot(centred.box.cx - 300, centred.box.cy - 200) < 2.0
     assert (as_found.box.cx, as_found.box.cy) == (312.0, 191.0)

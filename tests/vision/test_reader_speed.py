@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import cv2
 import pytest
+from drawn import draw_table
 
 from vision.read.reader import DiceReader
-from drawn import draw_table
 
 
 @pytest.fixture()

@@ -47,6 +47,7 @@ def test_tilted_die_shows_a_side_and_a_bigger_outline() -> None:
     # The side face is shaded: darker red pixels appear that the flat die does not have.
     def dark_red(frame: np.ndarray) -> int:
         return int(np.count_nonzero((frame[..., 2] > 60) & (frame[..., 2] < 180) & (frame[..., 0] < 40)))
+
     assert dark_red(tilted.frame) > dark_red(flat.frame) + 100
 
 
@@ -66,8 +67,10 @@ def test_unknown_background_is_refused() -> None:
 def test_camera_effects_change_the_frame_as_asked() -> None:
     die = DieSpec(6, 100, 100, 60)
     clean = render(one_die(die)).frame
+
     def sharpness(frame: np.ndarray) -> float:
         return float(cv2.Laplacian(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), cv2.CV_64F).var())
+
     assert sharpness(render(one_die(die, blur_sigma=2.0)).frame) < sharpness(clean) / 2
     streak = render(one_die(DieSpec(6, 100, 100, 60, motion_blur=15))).frame
     assert sharpness(streak) < sharpness(clean) / 2

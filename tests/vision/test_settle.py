@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from vision.live.demo_table import DemoTable
+from vision.live.settle import MotionMeter, SettleConfig, SettleDetector, SettledThrow, ThrowWatcher, match_dice
 from vision.read.reader import DiceReader
-from vision.live.settle import MotionMeter, SettleConfig, SettledThrow, SettleDetector, ThrowWatcher, match_dice
 from vision.types import DieBox, DieReading
 
 FPS = 30.0
@@ -265,7 +265,7 @@ def watch_demo(seed: int, throws: int) -> tuple[DemoTable, list[SettledThrow]]:
 @pytest.mark.parametrize("seed", [11, 12])
 def test_demo_throws_with_hands_and_light_jumps_each_settle_exactly_once(seed: int) -> None:
     table, found = watch_demo(seed, throws=8)
-    truth = table.throws[:len(found)]
+    truth = table.throws[: len(found)]
     assert len(found) == len(table.throws)
     assert any(t.set_aside for t in table.throws)  # some throws left dice lying aside
     for real, seen in zip(truth, found):

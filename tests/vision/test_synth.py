@@ -50,7 +50,9 @@ def test_a_marbled_die_has_two_body_colours() -> None:
     plain = np.zeros((100, 100, 3), np.uint8)
     marbled = np.zeros((100, 100, 3), np.uint8)
     draw_dice(plain, (DieSpec(1, 50, 50, 60, body_bgr=(200, 40, 40), pip_scale=0.5),), Effects())
-    draw_dice(marbled, (DieSpec(1, 50, 50, 60, body_bgr=(200, 40, 40), pip_scale=0.5, marble_bgr=(40, 200, 230)),), Effects())
+    draw_dice(
+        marbled, (DieSpec(1, 50, 50, 60, body_bgr=(200, 40, 40), pip_scale=0.5, marble_bgr=(40, 200, 230)),), Effects()
+    )
     assert np.count_nonzero(marbled[35:65, 35:65, 2] > 150) > 50
     assert np.count_nonzero(plain[35:65, 35:65, 2] > 150) == 0
 

@@ -18,8 +18,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from vision.live.demo_table import DemoSource, DemoTable
-from vision.read.reader import DiceReader
 from vision.live.settle import SettleConfig
+from vision.read.reader import DiceReader
 from web import create_app
 from web.camera_loop import CameraLoop
 
@@ -61,9 +61,11 @@ class Player:
         state = self.state()
         if proposal is not None:
             truth = self.table.throws[-1].faces
-            response = self.client.post(f"/camera/games/{self.game_id}/confirm", headers=self.auth,
-                                        json={"proposal": proposal["id"], "dice": list(truth),
-                                              "version": state["version"]})
+            response = self.client.post(
+                f"/camera/games/{self.game_id}/confirm",
+                headers=self.auth,
+                json={"proposal": proposal["id"], "dice": list(truth), "version": state["version"]},
+            )
             assert response.status_code == 200, response.get_json()
             self.confirmed.append(proposal)
             return True
@@ -79,11 +81,16 @@ class Player:
 def demo_app(tmp_path: Path, workers) -> Iterator[tuple[Flask, DemoTable]]:
     table = DemoTable(seed=SEED, width=640, height=360, fps=15, autoplay=False, min_idle=1.0)
     source = DemoSource(table, hold_when_waiting=True)
-    app = create_app({
-        "TESTING": True, "DATABASE": str(tmp_path / "camera.sqlite3"), "DICE_SOURCE": "camera",
-        "CAMERA_SOURCE": lambda: source, "CAMERA_READER": DiceReader(mode="pips"),
-        "CAMERA_SETTLE": SettleConfig(read_interval=0.1),
-    })
+    app = create_app(
+        {
+            "TESTING": True,
+            "DATABASE": str(tmp_path / "camera.sqlite3"),
+            "DICE_SOURCE": "camera",
+            "CAMERA_SOURCE": lambda: source,
+            "CAMERA_READER": DiceReader(mode="pips"),
+            "CAMERA_SETTLE": SettleConfig(read_interval=0.1),
+        }
+    )
     yield workers(app), table
 
 
@@ -91,8 +98,7 @@ def test_a_whole_game_from_the_demo_table_records_exactly_the_faces_thrown(demo_
     app, table = demo_app
     loop: CameraLoop = app.extensions["dicekeeper.camera"]
     client = app.test_client()
-    created = client.post("/api/games", json={"players": ["Ann", "Bob"], "rules": "farkle",
-                                              "set": {"target": TARGET}})
+    created = client.post("/api/games", json={"players": ["Ann", "Bob"], "rules": "farkle", "set": {"target": TARGET}})
     assert created.status_code == 201
     body = created.get_json()
     assert body["state"]["source"] == "camera"

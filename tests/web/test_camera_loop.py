@@ -14,13 +14,13 @@ import numpy as np
 import pytest
 from flask import Flask
 
+from vision.adapt.memory import TableMemory
 from vision.live.demo_table import DemoTable
-from vision.read.reader import DiceReader
 from vision.live.settle import SettleConfig
 from vision.live.sources import Backoff, BaseSource, CameraSource, Frame
+from vision.read.reader import DiceReader
 from vision.types import DieBox, DieReading
 from web import create_app
-from vision.adapt.memory import TableMemory
 from web.camera_loop import CameraLoop
 
 FPS = 30.0
@@ -61,7 +61,7 @@ class ScriptedSource(BaseSource):
             frames.append(image)
         calm = np.full((120, 160, 3), 90, np.uint8)
         calm[0, 0, 0] = line
-        calm[40:80, 10 + 10 * (line % 10):40 + 10 * (line % 10)] = 200  # each line looks different
+        calm[40:80, 10 + 10 * (line % 10) : 40 + 10 * (line % 10)] = 200  # each line looks different
         frames.extend([calm] * still)
         with self._lock:
             self._frames.extend(frames)
@@ -102,11 +102,16 @@ def wait_for(condition, timeout: float = 10.0) -> bool:
 def scripted(tmp_path: Path, workers) -> Iterator[tuple[Flask, ScriptedSource, list[list[DieReading]]]]:
     script: list[list[DieReading]] = [[]]
     source = ScriptedSource()
-    app = create_app({
-        "TESTING": True, "DATABASE": str(tmp_path / "loop.sqlite3"), "DICE_SOURCE": "camera",
-        "CAMERA_SOURCE": lambda: source, "CAMERA_READER": ScriptedReader(script),
-        "CAMERA_SETTLE": SettleConfig(read_interval=0.0),
-    })
+    app = create_app(
+        {
+            "TESTING": True,
+            "DATABASE": str(tmp_path / "loop.sqlite3"),
+            "DICE_SOURCE": "camera",
+            "CAMERA_SOURCE": lambda: source,
+            "CAMERA_READER": ScriptedReader(script),
+            "CAMERA_SETTLE": SettleConfig(read_interval=0.0),
+        }
+    )
     yield workers(app), source, script
 
 
@@ -160,15 +165,20 @@ def test_a_wrong_count_waits_for_the_phone_which_can_correct_it(scripted) -> Non
     assert pending["faces"] == [1, 5, 2, 3, 4] and pending["expected"] == 6
     assert "5 dice" in pending["reason"] and "6 are in play" in pending["reason"]
 
-    bad = client.post(f"/camera/games/{game_id}/confirm", headers=auth,
-                      json={"proposal": pending["id"], "dice": [1, 5, 2, 3, 4]})
+    bad = client.post(
+        f"/camera/games/{game_id}/confirm", headers=auth, json={"proposal": pending["id"], "dice": [1, 5, 2, 3, 4]}
+    )
     assert bad.status_code == 422  # the rules want six dice: nothing recorded, still pending
     assert client.get(f"/camera/games/{game_id}/pending", headers=auth).get_json()["pending"] is not None
-    ok = client.post(f"/camera/games/{game_id}/confirm", headers=auth,
-                     json={"proposal": pending["id"], "dice": [1, 5, 2, 3, 4, 4], "version": 0})
+    ok = client.post(
+        f"/camera/games/{game_id}/confirm",
+        headers=auth,
+        json={"proposal": pending["id"], "dice": [1, 5, 2, 3, 4, 4], "version": 0},
+    )
     assert ok.status_code == 200 and ok.get_json()["throw"] == [1, 5, 2, 3, 4, 4]
-    again = client.post(f"/camera/games/{game_id}/confirm", headers=auth,
-                        json={"proposal": pending["id"], "dice": [1, 5, 2, 3, 4, 4]})
+    again = client.post(
+        f"/camera/games/{game_id}/confirm", headers=auth, json={"proposal": pending["id"], "dice": [1, 5, 2, 3, 4, 4]}
+    )
     assert again.status_code == 409  # never twice
     assert [e["faces"] for e in events(client, game_id) if e["type"] == "throw"] == [[1, 5, 2, 3, 4, 4]]
 
@@ -183,10 +193,15 @@ def test_a_doubtful_die_is_proposed_and_can_be_dismissed(scripted) -> None:
     assert wait_for(lambda: loop.state().last_throw is not None)
     pending = client.get(f"/camera/games/{game_id}/pending", headers=auth).get_json()["pending"]
     assert pending["faces"] == [1, 5, 2, 3, 4, 6] and "read as 6" in pending["reason"]
-    assert client.post(f"/camera/games/{game_id}/dismiss", headers=auth, json={"proposal": pending["id"]}).status_code == 200
+    assert (
+        client.post(f"/camera/games/{game_id}/dismiss", headers=auth, json={"proposal": pending["id"]}).status_code
+        == 200
+    )
     assert client.get(f"/camera/games/{game_id}/pending", headers=auth).get_json()["pending"] is None
-    assert client.post(f"/camera/games/{game_id}/dismiss", headers=auth,
-                       json={"proposal": pending["id"]}).status_code == 409
+    assert (
+        client.post(f"/camera/games/{game_id}/dismiss", headers=auth, json={"proposal": pending["id"]}).status_code
+        == 409
+    )
     assert events(client, game_id) == []
 
 
@@ -199,8 +214,9 @@ def test_a_corrected_throw_is_kept_with_its_crops_and_the_reader_learns_it(scrip
     assert wait_for(lambda: loop.state().last_throw is not None)
     pending = client.get(f"/camera/games/{game_id}/pending", headers=auth).get_json()["pending"]
     corrected = [1, 5, 2, 3, 4, 5]  # the player says the unsure 6 is a 5
-    answer = client.post(f"/camera/games/{game_id}/confirm", headers=auth,
-                         json={"proposal": pending["id"], "dice": corrected})
+    answer = client.post(
+        f"/camera/games/{game_id}/confirm", headers=auth, json={"proposal": pending["id"], "dice": corrected}
+    )
     assert answer.status_code == 200
     memory = TableMemory(tmp_path / "table-memory")
     examples = memory.examples()
@@ -260,7 +276,7 @@ def test_a_frame_that_failed_to_read_is_skipped_and_never_touches_the_game(scrip
     assert wait_for(lambda: "could not be read" in loop.state().error)
     calm = np.full((120, 160, 3), 90, np.uint8)  # the picture after the bad frames is judged as before
     calm[0, 0, 0] = len(script) - 1
-    calm[40:80, 10 + 10 * ((len(script) - 1) % 10):40 + 10 * ((len(script) - 1) % 10)] = 200
+    calm[40:80, 10 + 10 * ((len(script) - 1) % 10) : 40 + 10 * ((len(script) - 1) % 10)] = 200
     for _ in range(20):
         source.push(calm)
     assert wait_for(lambda: source.drained)
@@ -345,12 +361,19 @@ class DemoCamera:
 def test_the_camera_vanishes_mid_game_the_dashboard_says_so_and_the_game_goes_on(tmp_path: Path, workers) -> None:
     table = DemoTable(seed=3, width=640, height=360, fps=30, autoplay=False)
     camera = DemoCamera(table)
-    app = workers(create_app({
-        "TESTING": True, "DATABASE": str(tmp_path / "vanish.sqlite3"), "DICE_SOURCE": "camera",
-        "CAMERA_SOURCE": lambda: CameraSource("/dev/video9", opener=camera,
-                                              backoff=Backoff(first=0.05, longest=0.2)).start(),
-        "CAMERA_READER": DiceReader(mode="pips"),
-    }))
+    app = workers(
+        create_app(
+            {
+                "TESTING": True,
+                "DATABASE": str(tmp_path / "vanish.sqlite3"),
+                "DICE_SOURCE": "camera",
+                "CAMERA_SOURCE": lambda: CameraSource(
+                    "/dev/video9", opener=camera, backoff=Backoff(first=0.05, longest=0.2)
+                ).start(),
+                "CAMERA_READER": DiceReader(mode="pips"),
+            }
+        )
+    )
     loop: CameraLoop = app.extensions["dicekeeper.camera"]
     client = app.test_client()
     try:
@@ -359,8 +382,9 @@ def test_the_camera_vanishes_mid_game_the_dashboard_says_so_and_the_game_goes_on
         assert wait_for(lambda: len(events(client, game_id)) == 1, timeout=20)
         state = client.get(f"/api/games/{game_id}").get_json()
         keep = max(state["keeps"], key=lambda k: k["points"])["dice"]
-        state = client.post(f"/api/games/{game_id}/keep", headers=auth,
-                            json={"dice": keep, "version": state["version"]}).get_json()
+        state = client.post(
+            f"/api/games/{game_id}/keep", headers=auth, json={"dice": keep, "version": state["version"]}
+        ).get_json()
 
         camera.plugged.clear()  # unplugged before the next throw
         assert wait_for(lambda: client.get("/camera/state").get_json()["source"]["status"] == "reconnecting")
@@ -384,11 +408,17 @@ def test_the_camera_vanishes_mid_game_the_dashboard_says_so_and_the_game_goes_on
 def test_a_camera_that_stops_sending_frames_is_reported_within_2_s_and_picked_up_again(tmp_path: Path, workers) -> None:
     table = DemoTable(seed=3, width=640, height=360, fps=30, autoplay=False)
     camera = DemoCamera(table)
-    app = workers(create_app({
-        "TESTING": True, "DATABASE": str(tmp_path / "stall.sqlite3"), "DICE_SOURCE": "camera",
-        "CAMERA_SOURCE": lambda: CameraSource("/dev/video9", opener=camera).start(),
-        "CAMERA_READER": DiceReader(mode="pips"),
-    }))
+    app = workers(
+        create_app(
+            {
+                "TESTING": True,
+                "DATABASE": str(tmp_path / "stall.sqlite3"),
+                "DICE_SOURCE": "camera",
+                "CAMERA_SOURCE": lambda: CameraSource("/dev/video9", opener=camera).start(),
+                "CAMERA_READER": DiceReader(mode="pips"),
+            }
+        )
+    )
     client = app.test_client()
     game_id, _ = new_game(client)
     table.ask(6, key="first")
@@ -429,10 +459,18 @@ def test_a_video_that_ends_is_reported_and_a_new_recording_resumes_the_game(tmp_
     video = tmp_path / "table.avi"
     table.ask(6, key=1)
     write_video(video, film(table, 1, after=20), 15)
-    app = workers(create_app({
-        "TESTING": True, "DATABASE": str(tmp_path / "video.sqlite3"), "DICE_SOURCE": "camera",
-        "CAMERA_SOURCE": str(video), "CAMERA_READER": DiceReader(mode="pips"), "CAMERA_RETRY_AFTER": 0.2,
-    }))
+    app = workers(
+        create_app(
+            {
+                "TESTING": True,
+                "DATABASE": str(tmp_path / "video.sqlite3"),
+                "DICE_SOURCE": "camera",
+                "CAMERA_SOURCE": str(video),
+                "CAMERA_READER": DiceReader(mode="pips"),
+                "CAMERA_RETRY_AFTER": 0.2,
+            }
+        )
+    )
     loop: CameraLoop = app.extensions["dicekeeper.camera"]
     client = app.test_client()
     try:
@@ -446,8 +484,9 @@ def test_a_video_that_ends_is_reported_and_a_new_recording_resumes_the_game(tmp_
 
         state = client.get(f"/api/games/{game_id}").get_json()
         keep = max(state["keeps"], key=lambda k: k["points"])["dice"]
-        state = client.post(f"/api/games/{game_id}/keep", headers=auth,
-                            json={"dice": keep, "version": state["version"]}).get_json()
+        state = client.post(
+            f"/api/games/{game_id}/keep", headers=auth, json={"dice": keep, "version": state["version"]}
+        ).get_json()
         table.ask(state["dice_left"], keep, key=2, total=6)
         partial = tmp_path / "next.avi"
         write_video(partial, film(table, 2, after=20), 15)

@@ -9,8 +9,10 @@ from benchmarks.clean_stops import one_stop
 
 
 def test_a_busy_server_stops_cleanly_on_sigterm_and_ctrl_c_every_time(tmp_path: Path) -> None:
-    results = [one_stop(tmp_path / "stops.sqlite3", which, run_for=1.2)
-               for which in (signal.SIGTERM, signal.SIGINT, signal.SIGTERM, signal.SIGINT)]
+    results = [
+        one_stop(tmp_path / "stops.sqlite3", which, run_for=1.2)
+        for which in (signal.SIGTERM, signal.SIGINT, signal.SIGTERM, signal.SIGINT)
+    ]
     for result in results:
         assert result.code == 0, result
         assert result.events_ended and result.camera_ended, result

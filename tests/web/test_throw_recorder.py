@@ -31,7 +31,7 @@ def test_a_split_vote_becomes_a_proposal_that_names_the_unsure_die(tmp_path: Pat
         conn = db.get_db()
         game_id = book.create(conn, ["Ann", "Bob"], preset("family"), source="camera")[0].id
         dice = book.state(conn, game_id)["dice_left"]
-        faces = [1, 5, 2, 3, 4, 6][:dice - 1] + [6]
+        faces = [1, 5, 2, 3, 4, 6][: dice - 1] + [6]
         recorder.on_settled(conn, throw(faces, doubtful_dice=(dice - 1,)))
         proposal = recorder.pending(conn, game_id)
         assert proposal is not None and proposal.to_dict()["doubtful"] == [dice - 1]

@@ -4,8 +4,7 @@ no serious or critical violation, in the light and the dark colour scheme."""
 from __future__ import annotations
 
 import pytest
-
-from test_web_browser import LAPTOP, PHONE, browser_ready, open_window, wait_live  # noqa: F401
+from test_web_browser import LAPTOP, PHONE, wait_live
 from web_helpers import Table
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -25,9 +24,11 @@ def axe_violations(window) -> list[dict]:
 
 
 def describe(violations: list[dict]) -> str:
-    return "\n".join(f"{v['id']} ({v['impact']}): {v['help']} -> "
-                     + "; ".join(n["target"][0] if n.get("target") else "?" for n in v["nodes"][:5])
-                     for v in violations)
+    return "\n".join(
+        f"{v['id']} ({v['impact']}): {v['help']} -> "
+        + "; ".join(n["target"][0] if n.get("target") else "?" for n in v["nodes"][:5])
+        for v in violations
+    )
 
 
 @pytest.fixture
@@ -58,8 +59,9 @@ def test_no_serious_accessibility_violations(pages, open_window, scheme):
         window = windows.get(size)
         if window is None:
             window = windows[size] = open_window(size)
-            window.execute_cdp_cmd("Emulation.setEmulatedMedia",
-                                   {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+            window.execute_cdp_cmd(
+                "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]}
+            )
         window.get(url)
         if "/games/" in url:
             wait_live(window)

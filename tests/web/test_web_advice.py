@@ -9,13 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from web_helpers import EventStream, Table
 
 from scorekeeper import Game, event_from_dict, preset
 from scorekeeper.players import Threshold
 from scorekeeper.strategy import Situation, advise, farkle_chance, situations, table
-from web_helpers import EventStream, Table
-
-from test_web_browser import browser_ready, open_window  # noqa: F401  (fixtures of the browser test)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,7 +51,9 @@ def test_advice_for_a_throw_matches_the_strategy(new_table):
     expected = advise(list(state["throw"]), rules, turn_total=state["turn_total"], situation=Situation.of(engine))
     advice = state["advice"]
     assert advice == expected.to_dict()
-    assert sorted(map(tuple, (k["dice"] for k in advice["keeps"]))) == sorted(map(tuple, (k["dice"] for k in state["keeps"])))
+    assert sorted(map(tuple, (k["dice"] for k in advice["keeps"]))) == sorted(
+        map(tuple, (k["dice"] for k in state["keeps"]))
+    )
     best = [k for k in advice["keeps"] if k["best"]]
     assert len(best) == 1 and advice["advice"]["action"] == "keep" and advice["advice"]["dice"] == best[0]["dice"]
     for keep in advice["keeps"]:
@@ -141,6 +141,7 @@ def test_the_pages_carry_a_panel_that_each_device_hides_for_itself(client, new_t
 
 # ---- in a real browser -------------------------------------------------------------------------------
 
+
 @pytest.mark.browser
 @pytest.mark.slow
 def test_the_advice_panel_follows_the_game_and_hides_per_view(live_server, open_window):  # noqa: F811 (a fixture)
@@ -164,8 +165,12 @@ def test_the_advice_panel_follows_the_game_and_hides_per_view(live_server, open_
         state = api_state(live_server, game["id"])
     best = next(k for k in state["advice"]["keeps"] if k["best"])
     for window in (table_window, phone):
-        wait_for(window, lambda d: d.find_element("id", "advice").get_attribute("data-version") == str(state["version"]),
-                 10, "the advice did not follow the throw")
+        wait_for(
+            window,
+            lambda d: d.find_element("id", "advice").get_attribute("data-version") == str(state["version"]),
+            10,
+            "the advice did not follow the throw",
+        )
         row = window.find_element("css selector", "#advice-keeps tr.best")
         assert row.get_attribute("data-dice") == ",".join(map(str, best["dice"]))
         assert len(window.find_elements("css selector", "#advice-keeps tbody tr")) == len(state["keeps"])

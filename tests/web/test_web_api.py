@@ -35,8 +35,13 @@ def test_knobs_and_house_rules_are_applied(new_table):
 
 
 def test_the_rules_fidelity_knobs_are_applied(new_table):
-    knobs = {"pass_scores_throw": "true", "tie_replay": "everyone", "starts": "highest-roll", "boxcar": "yes",
-             "piggyback_sweep": "off"}
+    knobs = {
+        "pass_scores_throw": "true",
+        "tie_replay": "everyone",
+        "starts": "highest-roll",
+        "boxcar": "yes",
+        "piggyback_sweep": "off",
+    }
     table = new_table(["Ann", "Bob"], rules="family", set=knobs, source="manual")
     assert table.state["rules"] == "family+"
     table.post("throw", {"dice": [1, 1, 1, 2, 3]})
@@ -44,12 +49,15 @@ def test_the_rules_fidelity_knobs_are_applied(new_table):
     assert state["players"][0]["score"] == 1000 and state["current"] == 1
 
 
-@pytest.mark.parametrize("knob, value, words", [
-    ("tie_replay", "coin", "tie_replay must be one of tied-only, everyone"),
-    ("starts", 6, "starts must be"),
-    ("boxcar", "sometimes", "boxcar must be true or false"),
-    ("piggyback_sweep", ["x"], "piggyback_sweep must be true or false"),
-])
+@pytest.mark.parametrize(
+    "knob, value, words",
+    [
+        ("tie_replay", "coin", "tie_replay must be one of tied-only, everyone"),
+        ("starts", 6, "starts must be"),
+        ("boxcar", "sometimes", "boxcar must be true or false"),
+        ("piggyback_sweep", ["x"], "piggyback_sweep must be true or false"),
+    ],
+)
 def test_bad_rules_fidelity_knobs_are_400(client, knob, value, words):
     response = client.post("/api/games", json={"players": ["Ann"], "set": {knob: value}})
     assert response.status_code == 400 and words in response.get_json()["error"]
@@ -144,8 +152,12 @@ def test_reading_needs_no_token(client, new_table):
 def test_every_action_needs_the_token(client, new_table, action):
     table = new_table(source="manual")
     table.post("throw", {"dice": [1, 5, 2, 3, 4]})
-    for headers, query in (({}, ""), ({"Authorization": "Bearer wrong"}, ""), ({}, "?token=wrong"),
-                           ({"Authorization": f"Token {table.token}"}, "")):
+    for headers, query in (
+        ({}, ""),
+        ({"Authorization": "Bearer wrong"}, ""),
+        ({}, "?token=wrong"),
+        ({"Authorization": f"Token {table.token}"}, ""),
+    ):
         response = client.post(f"/api/games/{table.id}/{action}{query}", json={"dice": [1]}, headers=headers)
         assert response.status_code == 403, (headers, query)
         assert "token" in response.get_json()["error"]
@@ -258,8 +270,9 @@ def test_malformed_actions_are_400_and_change_nothing(new_table, action, body, m
 def test_malformed_json_on_an_action_is_400(client, new_table):
     table = new_table()
     for raw in (b"{", b"[]", b"null", b"12"):
-        response = client.post(f"/api/games/{table.id}/throw", data=raw, headers=table.auth,
-                               content_type="application/json")
+        response = client.post(
+            f"/api/games/{table.id}/throw", data=raw, headers=table.auth, content_type="application/json"
+        )
         assert response.status_code == 400
     assert table.events() == []
 
@@ -293,8 +306,12 @@ def test_correct_a_misread_throw(new_table):
     table = new_table(rules="family", source="manual")
     table.post("throw", {"dice": [1, 2, 3, 4, 6]})
     state = table.post("correct", {"dice": [1, 1, 3, 4, 6]})
-    assert state["throw"] == [1, 1, 3, 4, 6] and state["keeps"][0] == {"dice": [1, 1], "points": 200,
-                                                                      "instant_win": False, "can_bank": True}
+    assert state["throw"] == [1, 1, 3, 4, 6] and state["keeps"][0] == {
+        "dice": [1, 1],
+        "points": 200,
+        "instant_win": False,
+        "can_bank": True,
+    }
     assert "corrected throw has 4 dice" in table.post("correct", {"dice": [1, 1, 3, 4]}, expect=422)["error"]
     assert [e["type"] for e in table.events()] == ["throw", "correct"]
 
@@ -365,20 +382,29 @@ def test_three_farkles_cost_the_penalty(new_table):
 # ---- events and the log ------------------------------------------------------------------------------
 def test_events_replay_to_the_served_state(client, new_table):
     table = new_table(rules="family", source="manual")
-    for action, body in [("throw", {"dice": [1, 5, 2, 3, 3]}), ("keep", {"dice": [1]}),
-                         ("throw", {"dice": [5, 5, 5, 2]}), ("correct", {"dice": [5, 5, 2, 2]}),
-                         ("keep", {"dice": [5]}), ("undo", {}), ("bank", {"dice": [5, 5]})]:
+    for action, body in [
+        ("throw", {"dice": [1, 5, 2, 3, 3]}),
+        ("keep", {"dice": [1]}),
+        ("throw", {"dice": [5, 5, 5, 2]}),
+        ("correct", {"dice": [5, 5, 2, 2]}),
+        ("keep", {"dice": [5]}),
+        ("undo", {}),
+        ("bank", {"dice": [5, 5]}),
+    ]:
         table.post(action, body)
     events = table.events()
-    assert [e["seq"] for e in events] == list(range(1, 9))  # bank with dice stores keep + bank and all(e["at"] for e in events)
+    assert [e["seq"] for e in events] == list(
+        range(1, 9)
+    )  # bank with dice stores keep + bank and all(e["at"] for e in events)
     replayed = Game(["Ann", "Bob"], preset("family"), [event_from_dict(e) for e in events])
     served = table.get()
     for player in served["players"]:
         del player["computer"]
     assert replayed.state.to_dict() == {k: v for k, v in served.items() if k in replayed.state.to_dict()}
     assert [{"name": p["name"], "score": p["score"]} for p in served["players"]] == [
-        {"name": "Ann", "score": 200}, {"name": "Bob", "score": 0}]
-
+        {"name": "Ann", "score": 200},
+        {"name": "Bob", "score": 0},
+    ]
 
 
 def test_stream_through_the_test_client_opens_with_the_state(client, new_table):

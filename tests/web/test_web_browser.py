@@ -13,11 +13,9 @@ import os
 import shutil
 import statistics
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from web_helpers import api_state, create_game
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -25,58 +23,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts" / "web"
 DOC_SHOTS = ROOT / "docs" / "screenshots"
-CHROMIUM = os.environ.get("DICEKEEPER_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = os.environ.get("DICEKEEPER_CHROMEDRIVER") or shutil.which("chromedriver") or "/usr/bin/chromedriver"
 PHONE = (390, 844)
 LAPTOP = (1280, 860)
-
-
-def browser_problem() -> str | None:
-    missing = [path for path in (CHROMIUM, CHROMEDRIVER) if not os.path.exists(path)]
-    if missing:
-        return f"{' and '.join(missing)} not found"
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
-        return "selenium is not installed"
-    return None
-
-
-@pytest.fixture(scope="module")
-def browser_ready() -> None:
-    problem = browser_problem()
-    if problem is None:
-        return
-    message = f"browser tests need Chromium and chromedriver: {problem} (apt-get install chromium chromium-driver)"
-    if os.environ.get("DICEKEEPER_REQUIRE_BROWSER") == "1":
-        pytest.fail(f"DICEKEEPER_REQUIRE_BROWSER=1 but {message}")
-    pytest.skip(f"SKIPPED browser tests: {message}")
-
-
-@pytest.fixture
-def open_window(browser_ready, tmp_path) -> Iterator:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    drivers = []
-
-    def make(size: tuple[int, int]):
-        options = webdriver.ChromeOptions()
-        options.binary_location = CHROMIUM
-        for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                     "--disable-dev-shm-usage", f"--user-data-dir={tmp_path / f'profile-{len(drivers)}'}",
-                     f"--window-size={size[0]},{size[1]}"):
-            options.add_argument(flag)
-        driver = webdriver.Chrome(options=options, service=Service(executable_path=CHROMEDRIVER))
-        driver.set_window_size(*size)
-        driver.set_page_load_timeout(30)
-        drivers.append(driver)
-        return driver
-
-    yield make
-    for driver in drivers:
-        driver.quit()
 
 
 def shoot(driver, name: str, *, doc: str | None = None) -> None:
@@ -110,8 +58,11 @@ def tap_dice(driver, faces: list[int]) -> None:
     """Taps one die per face in `faces` on the board."""
     used: set[str] = set()
     for face in faces:
-        die = next(d for d in driver.find_elements("css selector", "#dice button.die")
-                   if d.get_attribute("data-face") == str(face) and d.get_attribute("data-index") not in used)
+        die = next(
+            d
+            for d in driver.find_elements("css selector", "#dice button.die")
+            if d.get_attribute("data-face") == str(face) and d.get_attribute("data-index") not in used
+        )
         used.add(die.get_attribute("data-index"))
         die.click()
 
@@ -170,8 +121,13 @@ def test_a_phone_plays_a_turn_by_tapping_and_the_table_follows_live(live_server,
                 banked = True
                 break
             phone.find_element("id", "roll").click()
-            wait_for(phone, lambda d, state=state, player=player: api_state(live_server, game["id"])["version"]
-                     > state["version"] + 1 or api_state(live_server, game["id"])["current"] != player)
+            wait_for(
+                phone,
+                lambda d, state=state, player=player: (
+                    api_state(live_server, game["id"])["version"] > state["version"] + 1
+                    or api_state(live_server, game["id"])["current"] != player
+                ),
+            )
         if banked:
             break
     assert banked, "no turn was banked in twelve turns"
@@ -194,8 +150,10 @@ def test_table_keyboard_shortcuts_and_latency_to_another_window(live_server, ope
 
     game, table, phone = table_and_phone(live_server, open_window, ["Ann", "Bob", "*Robo"])
     phone.execute_script(RECORD_CHANGES)
-    table.execute_script("window.__sent = {}; document.addEventListener('keydown', () => "
-                         "{ window.__sent[document.getElementById('board').dataset.version] = Date.now(); }, true);")
+    table.execute_script(
+        "window.__sent = {}; document.addEventListener('keydown', () => "
+        "{ window.__sent[document.getElementById('board').dataset.version] = Date.now(); }, true);"
+    )
     body = table.find_element("tag name", "body")
 
     latencies = []
@@ -230,8 +188,11 @@ def test_table_keyboard_shortcuts_and_latency_to_another_window(live_server, ope
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     median = statistics.median(latencies)
-    (ARTIFACTS / "latency-browser.json").write_text(json.dumps(
-        {"changes": len(latencies), "median_ms": median, "max_ms": max(latencies), "all_ms": latencies}, indent=1))
+    (ARTIFACTS / "latency-browser.json").write_text(
+        json.dumps(
+            {"changes": len(latencies), "median_ms": median, "max_ms": max(latencies), "all_ms": latencies}, indent=1
+        )
+    )
     print(f"\nkey press in one window to update in another: median {median} ms over {len(latencies)} changes")
     assert len(latencies) == 25 and all(value >= 0 for value in latencies)
 
@@ -302,8 +263,8 @@ def test_a_manual_game_to_the_end_then_history_shows_it_live(live_server, open_w
 
 def test_history_page_of_a_whole_game(app, live_server, open_window):
     """A full virtual game played through the API, then its history page (the README's screenshot)."""
-    from web_helpers import Table
     from test_web_full_games import play_to_the_end
+    from web_helpers import Table
 
     window = open_window((1100, 1500))
     window.get(f"{live_server.url}/history/")
@@ -311,10 +272,12 @@ def test_history_page_of_a_whole_game(app, live_server, open_window):
     time.sleep(0.3)  # lets the list's stream open
     table = Table(app.test_client(), ["Ann", "Bob", "*Cy"], rules="family", set={"target": 5000})
     final = play_to_the_end(table)
+
     def finished_row(driver) -> bool:
         # Each refresh replaces the rows, so the row is looked up afresh every time.
         text = driver.execute_script(
-            f"const row = document.querySelector(\"tr[data-game='{table.id}']\"); return row ? row.innerText : ''")
+            f"const row = document.querySelector(\"tr[data-game='{table.id}']\"); return row ? row.innerText : ''"
+        )
         return final["winner"] in text and "playing" not in text
 
     wait_for(window, finished_row, 5, "the history list did not show the finished game live")

@@ -11,10 +11,7 @@ import json
 import urllib.request
 
 import pytest
-
-from test_web_browser import (  # noqa: F401  (fixtures used by name)
-    LAPTOP, PHONE, browser_ready, open_window, shoot, version_of, wait_for, wait_live, wait_version,
-)
+from test_web_browser import LAPTOP, PHONE, shoot, version_of, wait_for, wait_live, wait_version
 from web_helpers import api_state, create_game
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -86,8 +83,10 @@ def test_every_shortcut_and_the_help_overlay(live_server, open_window):
     assert api_state(live_server, game["id"])["players"][state["current"]]["score"] == 0
 
     # S saves the game: a download of its export.
-    table.execute_script("HTMLAnchorElement.prototype.click = function () {"
-                         " window.__saved = {href: this.href, download: this.download}; };")
+    table.execute_script(
+        "HTMLAnchorElement.prototype.click = function () {"
+        " window.__saved = {href: this.href, download: this.download}; };"
+    )
     press(table, "s")
     saved = wait_for(table, lambda d: d.execute_script("return window.__saved"), 5, "S saved nothing")
     assert saved["href"] == f"{live_server.url}/history/{game['id']}.json"
@@ -216,7 +215,15 @@ def test_changes_undo_turn_redo_and_the_history_strikes_through(live_server, ope
     history.get(f"{live_server.url}/history/{game['id']}")
     items = history.find_elements("css selector", "#events li")
     assert [i.get_attribute("data-kind") for i in items] == [
-        "rename", "add-player", "target", "points", "undo-turn", "redo", "undo", "remove-player"]
+        "rename",
+        "add-player",
+        "target",
+        "points",
+        "undo-turn",
+        "redo",
+        "undo",
+        "remove-player",
+    ]
     struck = history.find_elements("css selector", "#events li.undone del")
     assert [s.text for s in struck] == ["typed +500"]
     assert "line-through" in struck[0].value_of_css_property("text-decoration")

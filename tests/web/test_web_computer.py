@@ -11,23 +11,32 @@ from typing import Any
 
 import pytest
 from flask import Flask
+from web_helpers import Table
 
 from scorekeeper import Game, GameState, event_from_dict, preset
 from scorekeeper.players import Threshold
 from web import create_app
-from web.workers import start_workers
 from web.computer import EXTENSION, ComputerPlayers, enabled
 from web.db import connect
 from web.live import ALL_GAMES
-from web_helpers import Table
+from web.workers import start_workers
 
 SHORT = {"target": 2000}  # short games keep the tests quick
 
 
 def make_app(db_path: Path, **config: Any) -> Flask:
     """An app whose workers run, as under `serve`."""
-    app = create_app({"TESTING": True, "DATABASE": str(db_path), "DICE_SEED": 7, "DICE_SOURCE": "virtual",
-                      "COMPUTER_PLAYERS": True, "COMPUTER_PACE": 0, **config})
+    app = create_app(
+        {
+            "TESTING": True,
+            "DATABASE": str(db_path),
+            "DICE_SEED": 7,
+            "DICE_SOURCE": "virtual",
+            "COMPUTER_PLAYERS": True,
+            "COMPUTER_PACE": 0,
+            **config,
+        }
+    )
     start_workers(app)
     return app
 
@@ -58,7 +67,9 @@ def stored_events(table: Table) -> list[Any]:
     return [event_from_dict({k: v for k, v in e.items() if k not in ("seq", "at")}) for e in table.events()]
 
 
-def actors(players: list[str], table: Table, settings: dict[str, Any] | None = None) -> list[tuple[str, GameState, Any]]:
+def actors(
+    players: list[str], table: Table, settings: dict[str, Any] | None = None
+) -> list[tuple[str, GameState, Any]]:
     """Each stored event with the player who made it and the state it was made in, found by replaying the log."""
     game = Game(players, family(settings))
     out = []
@@ -84,8 +95,11 @@ def test_two_computer_players_play_a_whole_game_by_themselves(computer_app):
     worker = computer_app.extensions[EXTENSION]
     assert worker.moves == final["version"] and worker.errors == 0
     # Each player followed its own strategy: the threshold player banked only at 300 or more.
-    banks = [before.turn_total for name, before, event in actors(players, table, SHORT)
-             if name == "*threshold300" and event.kind == "bank"]
+    banks = [
+        before.turn_total
+        for name, before, event in actors(players, table, SHORT)
+        if name == "*threshold300" and event.kind == "bank"
+    ]
     assert banks and min(banks) >= 300
 
 
@@ -99,8 +113,10 @@ def test_a_computer_plays_only_its_own_turns(computer_app):
         if state["phase"] == "keep":
             table.post("bank", {"dice": state["keeps"][0]["dice"]})
         handed_over = table.state["version"]
-        back = wait_until(lambda since=handed_over: (s := table.get())["current"] == 0 and s["version"] > since and s,
-                          message="the computer did not give the turn back")
+        back = wait_until(
+            lambda since=handed_over: (s := table.get())["current"] == 0 and s["version"] > since and s,
+            message="the computer did not give the turn back",
+        )
         time.sleep(0.2)
         assert table.get()["version"] == back["version"], "the computer acted on Ann's turn"
         table.state = back
@@ -192,8 +208,11 @@ def race(computer_app: Flask) -> None:
     final = table.get()
     assert final["finished"], "the raced game did not finish"
     worker = computer_app.extensions[EXTENSION]
-    wait_until(lambda: worker.moves + person_moves == final["version"], timeout=2,
-               message=f"{worker.moves} worker + {person_moves} person moves != {final['version']} events")
+    wait_until(
+        lambda: worker.moves + person_moves == final["version"],
+        timeout=2,
+        message=f"{worker.moves} worker + {person_moves} person moves != {final['version']} events",
+    )
     assert person_moves > 0 and worker.moves > 0, (person_moves, worker.moves, refused)
     assert replayed(table, players, SHORT).winner_name == final["winner"]
 
@@ -220,8 +239,11 @@ def test_the_worker_leaves_imported_real_dice_games_alone(computer_app):
     time.sleep(0.3)
     assert client.get(f"/api/games/{body['id']}").get_json()["version"] == 0
     # Someone types Hal's throw: the keep that follows is still not the worker's to make.
-    thrown = client.post(f"/api/games/{body['id']}/throw", json={"dice": [1, 5, 2, 3, 2]},
-                         headers={"Authorization": f"Bearer {body['token']}"})
+    thrown = client.post(
+        f"/api/games/{body['id']}/throw",
+        json={"dice": [1, 5, 2, 3, 2]},
+        headers={"Authorization": f"Bearer {body['token']}"},
+    )
     assert thrown.status_code == 200 and thrown.get_json()["phase"] == "keep", thrown.get_json()
     time.sleep(1.3)  # longer than the worker's pause after a failed move
     assert client.get(f"/api/games/{body['id']}").get_json()["version"] == 1
@@ -295,7 +317,11 @@ def test_a_computer_rolls_its_die_in_a_begun_roll_off(computer_app):
 
     def decided_or_ann_again() -> dict | None:
         state = table.get()
-        return state if state["roll_off"]["decided"] or (state["current"] == 0 and not state["roll_off"]["rolls"]) else None
+        return (
+            state
+            if state["roll_off"]["decided"] or (state["current"] == 0 and not state["roll_off"]["rolls"])
+            else None
+        )
 
     for _ in range(20):  # a tie makes both roll again: Ann by hand, Hal by the worker
         state = wait_until(decided_or_ann_again, message="Hal never rolled")
@@ -304,4 +330,4 @@ def test_a_computer_rolls_its_die_in_a_begun_roll_off(computer_app):
         table.post("roll-off")
     assert state["roll_off"]["decided"] and state["first"] in (0, 1)
     rolls = [e for e in table.events() if e["type"] == "start-roll"]
-    assert len(rolls) % 2 == 0 and table.events()[:len(rolls)] == rolls  # Hal rolled each time, before any throw
+    assert len(rolls) % 2 == 0 and table.events()[: len(rolls)] == rolls  # Hal rolled each time, before any throw

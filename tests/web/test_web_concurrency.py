@@ -11,8 +11,8 @@ import urllib.error
 import urllib.request
 
 import pytest
-
 from web_helpers import EventStream
+
 from scorekeeper import Game, event_from_dict, preset
 
 CLIENTS = 20
@@ -21,7 +21,9 @@ SECONDS = 30.0
 
 def send(url: str, token: str, action: str, body: dict) -> tuple[int, dict]:
     request = urllib.request.Request(
-        f"{url}/{action}", data=json.dumps(body).encode(), method="POST",
+        f"{url}/{action}",
+        data=json.dumps(body).encode(),
+        method="POST",
         headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
     )
     try:
@@ -46,8 +48,12 @@ def choose(state: dict, rng: random.Random) -> tuple[str, dict]:
 @pytest.mark.slow
 def test_twenty_clients_for_thirty_seconds_lose_and_double_nothing(live_server):
     rules = preset("family").replace(target=1_000_000)  # the highest target: the game does not end in 30 s
-    status, created = send(f"{live_server.url}/api", "", "games",
-                           {"players": ["Ann", "Bob", "Cy"], "rules": "family", "set": {"target": rules.target}})
+    status, created = send(
+        f"{live_server.url}/api",
+        "",
+        "games",
+        {"players": ["Ann", "Bob", "Cy"], "rules": "family", "set": {"target": rules.target}},
+    )
     assert status == 201
     game_url = f"{live_server.url}/api/games/{created['id']}"
     token = created["token"]

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from test_web_browser import DOC_SHOTS, LAPTOP, PHONE, browser_ready, open_window, shoot, wait_for, wait_live  # noqa: F401
-from web.dice_sources import watch_camera
+from test_web_browser import DOC_SHOTS, LAPTOP, PHONE, shoot, wait_for, wait_live
 from web_helpers import Table, api_state
+
+from web.dice_sources import watch_camera
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -19,8 +19,12 @@ def open_game(live_server, open_window, table: Table, size=PHONE, view: str = "p
 
 
 def wait_state(window, version: int) -> None:
-    wait_for(window, lambda d: int(d.find_element("id", "board").get_attribute("data-version")) >= version,
-             10, f"board never reached version {version}")
+    wait_for(
+        window,
+        lambda d: int(d.find_element("id", "board").get_attribute("data-version")) >= version,
+        10,
+        f"board never reached version {version}",
+    )
 
 
 def tap_keep(window, points: int) -> None:

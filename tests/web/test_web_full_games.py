@@ -24,8 +24,9 @@ def play_to_the_end(table) -> dict:
             dice_after = state["dice_left"] - len(best["dice"])
             entry_ok = state["players"][state["current"]]["on_board"] or after >= state_entry(table)
             if dice_after > 0 and entry_ok and (after >= 350 or dice_after <= 2):
-                trial = table.client.post(f"/api/games/{table.id}/bank", headers=table.auth,
-                                          json={"dice": best["dice"], "version": version})
+                trial = table.client.post(
+                    f"/api/games/{table.id}/bank", headers=table.auth, json={"dice": best["dice"], "version": version}
+                )
                 if trial.status_code == 200:
                     state = table.state = trial.get_json()
                     continue
@@ -48,7 +49,9 @@ def test_a_whole_game_reaches_a_winner(client, new_table, rules):
     winner = next(p for p in final["players"] if p["name"] == final["winner"])
     top = max(p["score"] for p in final["players"])
     assert winner["score"] == top
-    assert ruleset.is_reached(winner["score"]) or any(e["type"] == "keep" and len(e["dice"]) == 6 for e in table.events())
+    assert ruleset.is_reached(winner["score"]) or any(
+        e["type"] == "keep" and len(e["dice"]) == 6 for e in table.events()
+    )
     events = table.events()
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1)) == list(range(1, final["version"] + 1))
     replayed = Game(["Ann", "Bob", "*Cy"], ruleset, [event_from_dict(e) for e in events]).state

@@ -29,10 +29,15 @@ def test_a_typed_farkle_ends_the_turn_with_nothing(new_table):
     assert state["last_farkle"] == {"player": "Ann", "faces": []}
 
 
-@pytest.mark.parametrize("points, words", [
-    (30, "multiples of 50"), (0, "multiples of 50"), (-50, "multiples of 50"),
-    (99950, "no throw of 6 dice scores 99950"),
-])
+@pytest.mark.parametrize(
+    "points, words",
+    [
+        (30, "multiples of 50"),
+        (0, "multiples of 50"),
+        (-50, "multiples of 50"),
+        (99950, "no throw of 6 dice scores 99950"),
+    ],
+)
 def test_typed_points_must_be_possible(new_table, points, words):
     table = new_table(["Ann", "Bob"], rules="farke", source="manual")
     error = table.post("points", {"points": points}, expect=422)["error"]
@@ -95,14 +100,17 @@ def test_a_throw_before_any_roll_keeps_the_seat_order(new_table):
     assert "too late" in table.post("roll-off", {"face": 5}, expect=422)["error"]
 
 
-@pytest.mark.parametrize("create, body, status, words", [
-    ({"rules": "stone", "source": "manual"}, {"face": 3}, 422, "start in seat order"),
-    ({"rules": "family", "source": "manual"}, {}, 400, 'send the roll as {"face": N}'),
-    ({"rules": "family", "source": "virtual"}, {"face": 3}, 400, "rolls virtual dice"),
-    ({"rules": "family", "source": "manual"}, {"face": 7}, 400, "from 1 to 6"),
-    ({"rules": "family", "source": "manual"}, {"face": "six"}, 400, "from 1 to 6"),
-    ({"rules": "family", "source": "manual"}, {"faces": [3]}, 400, "unknown field 'faces'"),
-])
+@pytest.mark.parametrize(
+    "create, body, status, words",
+    [
+        ({"rules": "stone", "source": "manual"}, {"face": 3}, 422, "start in seat order"),
+        ({"rules": "family", "source": "manual"}, {}, 400, 'send the roll as {"face": N}'),
+        ({"rules": "family", "source": "virtual"}, {"face": 3}, 400, "rolls virtual dice"),
+        ({"rules": "family", "source": "manual"}, {"face": 7}, 400, "from 1 to 6"),
+        ({"rules": "family", "source": "manual"}, {"face": "six"}, 400, "from 1 to 6"),
+        ({"rules": "family", "source": "manual"}, {"faces": [3]}, 400, "unknown field 'faces'"),
+    ],
+)
 def test_bad_roll_off_requests_change_nothing(new_table, create, body, status, words):
     table = new_table(["Ann", "Bob"], **create)
     assert words in table.post("roll-off", body, expect=status)["error"]
@@ -139,35 +147,38 @@ def test_rename_target_add_and_remove_between_turns(new_table, client):
     assert "Cy" in client.get(f"/history/{table.id}.csv").get_data(as_text=True)
 
 
-@pytest.mark.parametrize("setup, action, body, status, words", [
-    ([], "rename", {"player": 0, "name": "Bob"}, 422, "already called Bob"),
-    ([], "rename", {"player": 5, "name": "Zed"}, 422, "no player in seat 5"),
-    ([], "rename", {"player": "Zed", "name": "Yan"}, 422, "no player is called Zed"),
-    ([], "rename", {"player": True, "name": "Yan"}, 400, "seat number or a name"),
-    ([], "rename", {"player": [0], "name": "Yan"}, 400, "seat number or a name"),
-    ([], "rename", {"name": "Yan"}, 400, "send the player"),
-    ([], "rename", {"player": 0, "name": ""}, 400, "non-empty text"),
-    ([], "rename", {"player": 0, "name": 7}, 400, '"name" must be text'),
-    ([], "rename", {"player": 0, "name": "A\u202enn"}, 400, "control character U+202E"),
-    ([], "rename", {"player": 0, "name": "*Hal"}, 400, "join when the game is created"),
-    ([], "rename", {"player": 0, "name": "x" * 41}, 400, "at most 40"),
-    ([], "target", {}, 400, "send the target"),
-    ([], "target", {"target": "lots"}, 400, "whole number"),
-    ([], "target", {"target": 0}, 422, "from 1 to 1000000"),
-    ([("points", {"points": 500}), ("bank", {})], "target", {"target": 400}, 422, "already has 400 or more"),
-    ([("points", {"points": 500})], "add-player", {"name": "Cy"}, 422, "between two turns"),
-    ([], "add-player", {"name": "Ann"}, 422, "already in the game"),
-    ([], "add-player", {"name": "*Hal"}, 400, "join when the game is created"),
-    ([], "add-player", {"nom": "Cy"}, 400, "unknown field 'nom'"),
-    ([], "remove-player", {"player": -1}, 422, "no player in seat -1"),
-    ([("points", {"points": 500})], "remove-player", {"player": 1}, 422, "between two turns"),
-    ([], "undo-turn", {}, 422, "no turn has begun"),
-    ([], "redo", {}, 422, "nothing to redo"),
-    ([], "farkle", {"dice": []}, 400, "unknown field 'dice'"),
-    ([], "points", {}, 400, "send the points"),
-    ([], "points", {"points": [350]}, 400, "whole number"),
-    ([], "points", {"points": "350.5"}, 400, "whole number"),
-])
+@pytest.mark.parametrize(
+    "setup, action, body, status, words",
+    [
+        ([], "rename", {"player": 0, "name": "Bob"}, 422, "already called Bob"),
+        ([], "rename", {"player": 5, "name": "Zed"}, 422, "no player in seat 5"),
+        ([], "rename", {"player": "Zed", "name": "Yan"}, 422, "no player is called Zed"),
+        ([], "rename", {"player": True, "name": "Yan"}, 400, "seat number or a name"),
+        ([], "rename", {"player": [0], "name": "Yan"}, 400, "seat number or a name"),
+        ([], "rename", {"name": "Yan"}, 400, "send the player"),
+        ([], "rename", {"player": 0, "name": ""}, 400, "non-empty text"),
+        ([], "rename", {"player": 0, "name": 7}, 400, '"name" must be text'),
+        ([], "rename", {"player": 0, "name": "A\u202enn"}, 400, "control character U+202E"),
+        ([], "rename", {"player": 0, "name": "*Hal"}, 400, "join when the game is created"),
+        ([], "rename", {"player": 0, "name": "x" * 41}, 400, "at most 40"),
+        ([], "target", {}, 400, "send the target"),
+        ([], "target", {"target": "lots"}, 400, "whole number"),
+        ([], "target", {"target": 0}, 422, "from 1 to 1000000"),
+        ([("points", {"points": 500}), ("bank", {})], "target", {"target": 400}, 422, "already has 400 or more"),
+        ([("points", {"points": 500})], "add-player", {"name": "Cy"}, 422, "between two turns"),
+        ([], "add-player", {"name": "Ann"}, 422, "already in the game"),
+        ([], "add-player", {"name": "*Hal"}, 400, "join when the game is created"),
+        ([], "add-player", {"nom": "Cy"}, 400, "unknown field 'nom'"),
+        ([], "remove-player", {"player": -1}, 422, "no player in seat -1"),
+        ([("points", {"points": 500})], "remove-player", {"player": 1}, 422, "between two turns"),
+        ([], "undo-turn", {}, 422, "no turn has begun"),
+        ([], "redo", {}, 422, "nothing to redo"),
+        ([], "farkle", {"dice": []}, 400, "unknown field 'dice'"),
+        ([], "points", {}, 400, "send the points"),
+        ([], "points", {"points": [350]}, 400, "whole number"),
+        ([], "points", {"points": "350.5"}, 400, "whole number"),
+    ],
+)
 def test_bad_flow_requests_are_4xx_and_change_nothing(new_table, setup, action, body, status, words):
     table = new_table(["Ann", "Bob"], rules="family", source="manual")
     for step, step_body in setup:
@@ -223,9 +234,14 @@ def test_a_seat_types_points_on_its_turn_but_only_the_table_changes_the_game(cli
     auth = {"Authorization": f"Bearer {seat}"}
     url = f"/api/games/{table.id}"
     assert client.post(f"{url}/roll-off", json={"face": 4}, headers=auth).status_code == 200
-    for action, body in (("rename", {"player": 0, "name": "Al"}), ("target", {"target": 500}),
-                         ("add-player", {"name": "Cy"}), ("remove-player", {"player": 1}),
-                         ("undo-turn", {}), ("redo", {})):
+    for action, body in (
+        ("rename", {"player": 0, "name": "Al"}),
+        ("target", {"target": 500}),
+        ("add-player", {"name": "Cy"}),
+        ("remove-player", {"player": 1}),
+        ("undo-turn", {}),
+        ("redo", {}),
+    ):
         response = client.post(f"{url}/{action}", json=body, headers=auth)
         assert response.status_code == 403 and "only the table" in response.get_json()["error"], action
     assert client.post(f"{url}/roll-off", json={"face": 2}, headers=auth).status_code == 403  # Bob's roll
@@ -255,8 +271,12 @@ def test_the_history_strikes_through_undone_and_corrected_events(client, new_tab
     table.post("rename", {"player": 1, "name": "Robert"})
     table.post("undo")
     assert events_on_page(client, table.id) == [
-        ("throw", "undone", True), ("undo", "control", False), ("throw", "corrected", True),
-        ("correct", "in-effect", False), ("keep", "in-effect", False), ("rename", "undone", True),
+        ("throw", "undone", True),
+        ("undo", "control", False),
+        ("throw", "corrected", True),
+        ("correct", "in-effect", False),
+        ("keep", "in-effect", False),
+        ("rename", "undone", True),
         ("undo", "control", False),
     ]
     page = client.get(f"/history/{table.id}").get_data(as_text=True)
@@ -266,15 +286,21 @@ def test_the_history_strikes_through_undone_and_corrected_events(client, new_tab
 
 
 # ---- who starts, chosen on the new-game form -----------------------------------------------------------------
-@pytest.mark.parametrize("rules, choice, starts", [
-    ("stone", "highest-roll", "highest-roll"), ("family", "seat-order", "seat-order"), ("family", "", "highest-roll"),
-    ("stone", "", "seat-order"),
-])
+@pytest.mark.parametrize(
+    "rules, choice, starts",
+    [
+        ("stone", "highest-roll", "highest-roll"),
+        ("family", "seat-order", "seat-order"),
+        ("family", "", "highest-roll"),
+        ("stone", "", "seat-order"),
+    ],
+)
 def test_the_form_chooses_who_starts(client, rules, choice, starts):
     page = client.get("/").get_data(as_text=True)
     assert 'name="knob_starts"' in page and 'value="highest-roll"' in page
-    response = client.post("/games", data={"player": ["Ann", "Bob"], "rules": rules, "source": "manual",
-                                           "knob_starts": choice})
+    response = client.post(
+        "/games", data={"player": ["Ann", "Bob"], "rules": rules, "source": "manual", "knob_starts": choice}
+    )
     assert response.status_code == 302
     state = client.get(response.headers["Location"].split("/table")[0].replace("/games/", "/api/games/")).get_json()
     assert state["starts"] == starts and state["roll_off_open"] == (starts == "highest-roll")

@@ -6,10 +6,10 @@ import io
 import re
 
 import pytest
-
-from test_web_browser import LAPTOP, browser_ready, open_window, shoot, wait_for  # noqa: F401
-from web.stats import player_stats
+from test_web_browser import LAPTOP, shoot, wait_for
 from web_helpers import Table
+
+from web.stats import player_stats
 
 
 def test_abandon_and_delete_through_the_api_need_the_table(client, new_table):
@@ -47,8 +47,13 @@ def test_deleting_takes_events_and_seats_with_it(app, client, new_table):
     response = client.post(f"/history/{table.id}/delete?token={table.token}")
     assert response.status_code == 302
     from web.db import connect
+
     conn = connect(app.config["DATABASE"])
-    assert [conn.execute(f"SELECT COUNT(*) FROM {name}").fetchone()[0] for name in ("games", "events", "seats")] == [0, 0, 0]
+    assert [conn.execute(f"SELECT COUNT(*) FROM {name}").fetchone()[0] for name in ("games", "events", "seats")] == [
+        0,
+        0,
+        0,
+    ]
     conn.close()
     assert client.post(f"/history/{table.id}/delete?token={table.token}").status_code == 404
 
@@ -73,15 +78,21 @@ def test_an_open_stream_hears_that_its_game_was_deleted(app, live_server):
     [
         (b"", "bad.json is empty: choose a file saved with Export JSON."),
         (b"\x89PNG\r\n\x1a\n", "bad.json is not an exported game: it is not JSON text."),
-        (b'{"players": ["Ann"], "rules": {"name": "x"}, "events": [{"type": "throw", "faces": [2, 2, 3, 4, 6, 6]},'
-         b' {"type": "bank"}]}', "does not replay under its rules: event 2 of 2 (bank) is refused: "),
-        (b'{"players": ["Ann"], "rules": {"name": "x"}, "events": [{"type": "fly"}]}',
-         "event 1 of 1 (fly) is refused: unknown event type"),
+        (
+            b'{"players": ["Ann"], "rules": {"name": "x"}, "events": [{"type": "throw", "faces": [2, 2, 3, 4, 6, 6]},'
+            b' {"type": "bank"}]}',
+            "does not replay under its rules: event 2 of 2 (bank) is refused: ",
+        ),
+        (
+            b'{"players": ["Ann"], "rules": {"name": "x"}, "events": [{"type": "fly"}]}',
+            "event 1 of 1 (fly) is refused: unknown event type",
+        ),
     ],
 )
 def test_import_errors_say_what_is_wrong_in_plain_words(client, content, message):
-    response = client.post("/history/import", data={"game": (io.BytesIO(content), "bad.json")},
-                           content_type="multipart/form-data")
+    response = client.post(
+        "/history/import", data={"game": (io.BytesIO(content), "bad.json")}, content_type="multipart/form-data"
+    )
     page = response.get_data(as_text=True)
     assert response.status_code == 400 and message in page.replace("&#39;", "'"), page[:2000]
     assert "Traceback" not in page and "JSONDecodeError" not in page
@@ -95,18 +106,27 @@ def play(table: Table, moves: list[tuple[str, list[int] | None]]) -> None:
 
 def test_stats_count_games_wins_turns_farkles_and_the_best_turn(client, new_table):
     first = new_table(["Ann", "Bob"], rules="family", source="manual", set={"target": 1000})
-    play(first, [("throw", [2, 2, 3, 3, 4]),                        # Ann farkles
-                 ("throw", [1, 5, 2, 3, 4]), ("bank", [1, 5]),        # Bob banks 150
-                 ("throw", [1, 1, 1, 2, 3]), ("bank", [1, 1, 1])])    # Ann banks 1000 and wins
+    play(
+        first,
+        [
+            ("throw", [2, 2, 3, 3, 4]),  # Ann farkles
+            ("throw", [1, 5, 2, 3, 4]),
+            ("bank", [1, 5]),  # Bob banks 150
+            ("throw", [1, 1, 1, 2, 3]),
+            ("bank", [1, 1, 1]),
+        ],
+    )  # Ann banks 1000 and wins
     second = new_table(["Bob", "Ann", "Cy"], rules="family", source="manual")
-    play(second, [("throw", [5, 2, 3, 4, 6]), ("bank", [5])])        # Bob banks 50
+    play(second, [("throw", [5, 2, 3, 4, 6]), ("bank", [5])])  # Bob banks 50
     abandoned = new_table(["Ann", "Dee"], rules="family", source="manual")
     play(abandoned, [("throw", [1, 1, 1, 1, 2]), ("bank", [1, 1, 1, 1])])
     client.post(f"/api/games/{abandoned.id}/abandon", json={}, headers=abandoned.auth)
 
     page = client.get("/history/stats").get_data(as_text=True)
-    rows = {m.group(1): [c for c in re.findall(r"<td>([^<]*)</td>", m.group(2))]
-            for m in re.finditer(r'<tr data-player="([^"]+)">(.*?)</tr>', page, re.S)}
+    rows = {
+        m.group(1): [c for c in re.findall(r"<td>([^<]*)</td>", m.group(2))]
+        for m in re.finditer(r'<tr data-player="([^"]+)">(.*?)</tr>', page, re.S)
+    }
     # games, wins, turns, average turn, farkle rate, best turn
     assert rows["Ann"] == ["2", "1", "2", "500", "50 %", "1000"]
     assert rows["Bob"] == ["2", "0", "2", "100", "0 %", "150"]
@@ -120,11 +140,20 @@ def test_stats_count_games_wins_turns_farkles_and_the_best_turn(client, new_tabl
 
 def test_player_stats_per_game_average(client, new_table):
     table = new_table(["Ann", "Bob"], rules="family", source="manual")
-    play(table, [("throw", [1, 2, 3, 4, 6]), ("bank", [1]), ("throw", [2, 2, 3, 3, 4]),
-                 ("throw", [5, 2, 3, 4, 6]), ("bank", [5])])
+    play(
+        table,
+        [
+            ("throw", [1, 2, 3, 4, 6]),
+            ("bank", [1]),
+            ("throw", [2, 2, 3, 3, 4]),
+            ("throw", [5, 2, 3, 4, 6]),
+            ("bank", [5]),
+        ],
+    )
     book = client.application.extensions["dicekeeper.games"]
     with client.application.app_context():
         from web.db import get_db
+
         _, game = book.load(get_db(), table.id)
     stats = player_stats([(table.id, game)])
     assert stats["Ann"].per_game == [(table.id, 75.0)] and stats["Bob"].farkle_rate == 1.0
@@ -141,8 +170,10 @@ def test_an_import_error_in_the_browser_is_one_plain_sentence(live_server, open_
     window.find_element("css selector", "#import-form button[type=submit]").click()
     wait_for(window, lambda d: d.find_elements("id", "import-error"), 5, "no import error shown")
     message = window.find_element("id", "import-error").text
-    assert message == ("photo.json is not an exported game: it is not JSON text. Import a file saved with "
-                       "Export JSON on a game's history page.")
+    assert message == (
+        "photo.json is not an exported game: it is not JSON text. Import a file saved with "
+        "Export JSON on a game's history page."
+    )
 
 
 @pytest.mark.browser
@@ -177,14 +208,20 @@ def test_resume_abandon_and_delete_from_the_history_list(app, live_server, open_
     assert row(games[1].id).is_displayed()
     row(games[1].id).find_element("css selector", "button.manage-delete").click()
     window.switch_to.alert.accept()
-    wait_for(window, lambda d: not d.find_elements("css selector", f"tr[data-game='{games[1].id}']"), 5,
-             "the game was not deleted")
+    wait_for(
+        window,
+        lambda d: not d.find_elements("css selector", f"tr[data-game='{games[1].id}']"),
+        5,
+        "the game was not deleted",
+    )
     assert [g["id"] for g in app.test_client().get("/api/games").get_json()] == [stranger.id, games[0].id]
 
     assert window.find_element("id", "stats-link").get_attribute("href").endswith("/history/stats")
-    for moves in ([("throw", [1, 5, 2, 3, 4]), ("bank", [1, 5]), ("throw", [2, 2, 3, 3, 4])],
-                  [("throw", [2, 2, 3, 3, 6]), ("throw", [1, 1, 1, 5, 2]), ("bank", [1, 1, 1, 5])],
-                  [("throw", [5, 2, 3, 4, 6]), ("bank", [5]), ("throw", [1, 1, 2, 3, 4]), ("bank", [1, 1])]):
+    for moves in (
+        [("throw", [1, 5, 2, 3, 4]), ("bank", [1, 5]), ("throw", [2, 2, 3, 3, 4])],
+        [("throw", [2, 2, 3, 3, 6]), ("throw", [1, 1, 1, 5, 2]), ("bank", [1, 1, 1, 5])],
+        [("throw", [5, 2, 3, 4, 6]), ("bank", [5]), ("throw", [1, 1, 2, 3, 4]), ("bank", [1, 1])],
+    ):
         play(Table(app.test_client(), ["Ann", "Bob"], rules="family", source="manual"), moves)
     window.get(f"{live_server.url}/history/stats")
     wait_for(window, lambda d: d.find_elements("id", "stats"), 5)
@@ -197,8 +234,9 @@ def test_resume_abandon_and_delete_from_the_history_list(app, live_server, open_
 def test_the_stats_chart_counts_games_from_one():
     from web.stats import PlayerStats, average_turn_chart
 
-    chart = average_turn_chart([PlayerStats("Ann", per_game=[(4, 120.0), (9, 80.0), (12, 300.0)]),
-                                PlayerStats("Bob", per_game=[(4, 50.0)])])
+    chart = average_turn_chart(
+        [PlayerStats("Ann", per_game=[(4, 120.0), (9, 80.0), (12, 300.0)]), PlayerStats("Bob", per_game=[(4, 50.0)])]
+    )
     assert [x for _, x in chart.x_ticks] == [1, 2, 3]
     ann, bob = chart.series
     assert ann.scores == (120, 80, 300) and bob.scores == (50,)

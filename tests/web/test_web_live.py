@@ -11,7 +11,9 @@ from web_helpers import EventStream, create_game
 
 def post(server, table_id: int, token: str, action: str, body: dict | None = None) -> dict:
     request = urllib.request.Request(
-        f"{server.url}/api/games/{table_id}/{action}", data=json.dumps(body or {}).encode(), method="POST",
+        f"{server.url}/api/games/{table_id}/{action}",
+        data=json.dumps(body or {}).encode(),
+        method="POST",
         headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
     )
     with urllib.request.urlopen(request, timeout=10) as response:

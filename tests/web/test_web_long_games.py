@@ -22,8 +22,12 @@ def exported(length: int, seed: int = 17) -> dict[str, Any]:
     """A game of at least `length` events ending where a throw of all five dice is due."""
     rng = random.Random(seed)
     game = Game(["Ann", "Bob", "Cy"], RULES)
-    while game.version < length or game.state.phase != "throw" or game.state.dice_left != 5 \
-            or game.state.leftover is not None:
+    while (
+        game.version < length
+        or game.state.phase != "throw"
+        or game.state.dice_left != 5
+        or game.state.leftover is not None
+    ):
         state = game.state
         try:
             if state.phase == "keep":

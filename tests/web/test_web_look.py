@@ -5,8 +5,7 @@ from __future__ import annotations
 import struct
 
 import pytest
-
-from test_web_browser import LAPTOP, PHONE, browser_ready, open_window, shoot, wait_for, wait_live  # noqa: F401
+from test_web_browser import LAPTOP, PHONE, shoot, wait_for, wait_live
 from web_helpers import Table
 
 PNG_START = b"\x89PNG\r\n\x1a\n"
@@ -42,15 +41,16 @@ def test_the_manifest_its_icons_and_the_favicon_are_served(client):
 
 def luminance(rgb: str) -> float:
     """Relative luminance (WCAG) of a computed "rgb(r, g, b)" colour."""
-    values = [int(v) / 255 for v in rgb[rgb.index("(") + 1:rgb.index(")")].split(",")[:3]]
+    values = [int(v) / 255 for v in rgb[rgb.index("(") + 1 : rgb.index(")")].split(",")[:3]]
     linear = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in values]
     return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
 
 
 def colours(window, selector: str) -> tuple[float, float]:
     found = window.execute_script(
-        "const s = getComputedStyle(document.querySelector(arguments[0]));"
-        "return [s.color, s.backgroundColor];", selector)
+        "const s = getComputedStyle(document.querySelector(arguments[0]));return [s.color, s.backgroundColor];",
+        selector,
+    )
     return luminance(found[0]), luminance(found[1])
 
 
@@ -62,8 +62,9 @@ def test_dark_mode_follows_the_system_setting(app, live_server, open_window):
     seen = {}
     for scheme in ("light", "dark"):
         window = open_window(LAPTOP)
-        window.execute_cdp_cmd("Emulation.setEmulatedMedia",
-                               {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+        window.execute_cdp_cmd(
+            "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]}
+        )
         window.get(url)
         wait_live(window)
         assert window.execute_script(f"return matchMedia('(prefers-color-scheme: {scheme})').matches")
@@ -74,7 +75,7 @@ def test_dark_mode_follows_the_system_setting(app, live_server, open_window):
         assert ratio >= 7, f"{scheme}: text on the page has a contrast of {ratio:.1f}"
         shoot(window, f"table-{scheme}", doc="table-dark.png" if scheme == "dark" else None)
     assert seen["light"][1] > 0.8 and seen["dark"][1] < 0.05  # the page itself turns dark
-    assert seen["dark"][2] < 0.05 and seen["dark"][0] > 0.7   # and so do the cards, with light text
+    assert seen["dark"][2] < 0.05 and seen["dark"][0] > 0.7  # and so do the cards, with light text
 
 
 # Records what the page asks navigator.vibrate to do.
@@ -131,14 +132,16 @@ def test_the_browser_finds_the_manifest_and_keyboard_focus_is_visible(live_serve
         "const done = arguments[arguments.length - 1];"
         "fetch(document.querySelector('link[rel=manifest]').href)"
         ".then(r => r.json().then(m => done({type: r.headers.get('content-type'), name: m.name, icons: m.icons})))"
-        ".catch(e => done({error: String(e)}));")
+        ".catch(e => done({error: String(e)}));"
+    )
     assert manifest.get("name") == "dicekeeper", manifest
     assert manifest["type"].startswith("application/manifest+json")
     loaded = window.execute_async_script(
         "const done = arguments[arguments.length - 1];"
         "Promise.all(arguments[0].map(src => new Promise(ok => { const i = new Image();"
         " i.onload = () => ok(i.naturalWidth); i.onerror = () => ok(0); i.src = src; }))).then(done);",
-        [icon["src"] for icon in manifest["icons"]] + ["/favicon.ico"])
+        [icon["src"] for icon in manifest["icons"]] + ["/favicon.ico"],
+    )
     assert loaded == [192, 512, 32]
     assert window.execute_script("return document.documentElement.lang") == "en"
 
@@ -148,7 +151,8 @@ def test_the_browser_finds_the_manifest_and_keyboard_focus_is_visible(live_serve
     for _ in range(6):
         focused = window.switch_to.active_element
         style = window.execute_script(
-            "const s = getComputedStyle(arguments[0]); return [s.outlineStyle, parseFloat(s.outlineWidth)];", focused)
+            "const s = getComputedStyle(arguments[0]); return [s.outlineStyle, parseFloat(s.outlineWidth)];", focused
+        )
         outlines.append((focused.tag_name, style[0], style[1]))
         focused.send_keys(Keys.TAB)
     assert all(kind != "none" and width >= 2 for _, kind, width in outlines), outlines

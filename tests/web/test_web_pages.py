@@ -34,8 +34,16 @@ def test_new_game_form_offers_presets_house_rules_and_sources(client):
 
 
 def test_the_form_creates_a_game_and_opens_its_table_view(client):
-    response = client.post("/games", data={"player": ["Ann", "", "Bot"], "rules": "zilch", "house": ["greed"],
-                                           "knob_target": "5000", "source": "manual"})
+    response = client.post(
+        "/games",
+        data={
+            "player": ["Ann", "", "Bot"],
+            "rules": "zilch",
+            "house": ["greed"],
+            "knob_target": "5000",
+            "source": "manual",
+        },
+    )
     assert response.status_code == 302
     match = re.fullmatch(r"/games/(\d+)/table\?token=([\w-]+)", response.headers["Location"])
     assert match
@@ -66,8 +74,9 @@ def test_a_bad_form_is_shown_again_with_the_message(client, form, message):
 
 def test_camera_asked_without_camera_is_told_on_the_table_view(client, monkeypatch):
     monkeypatch.setattr("web.dice_sources.camera_present", lambda: False)
-    response = client.post("/games", data={"player": ["Ann"], "rules": "family", "source": "camera"},
-                           follow_redirects=True)
+    response = client.post(
+        "/games", data={"player": ["Ann"], "rules": "family", "source": "camera"}, follow_redirects=True
+    )
     assert response.status_code == 200 and "no camera found" in response.get_data(as_text=True)
 
 
@@ -170,17 +179,20 @@ def test_json_export_imports_as_the_same_game(client, new_table):
     assert imported["id"] != table.id and imported["token"] != table.token
     original = table.get()
     assert {k: v for k, v in imported["state"].items() if k not in ("id", "created_at")} == {
-        k: v for k, v in original.items() if k not in ("id", "created_at")}
+        k: v for k, v in original.items() if k not in ("id", "created_at")
+    }
     assert [e["type"] for e in client.get(f"/api/games/{imported['id']}/events").get_json()] == [
-        e["type"] for e in table.events()]
+        e["type"] for e in table.events()
+    ]
 
 
 def test_the_import_form_takes_an_exported_file(client, new_table):
     table = new_table(["Ann", "Bob"], rules="farke", source="manual")
     play_a_short_game(table)
     exported = client.get(f"/history/{table.id}.json").get_data()
-    response = client.post("/history/import", data={"game": (io.BytesIO(exported), "game.json")},
-                           content_type="multipart/form-data")
+    response = client.post(
+        "/history/import", data={"game": (io.BytesIO(exported), "game.json")}, content_type="multipart/form-data"
+    )
     assert response.status_code == 302 and response.headers["Location"] == f"/history/{table.id + 1}"
     assert client.get(f"/api/games/{table.id + 1}").get_json()["winner"] == "Ann"
 
@@ -198,8 +210,9 @@ def test_the_import_form_takes_an_exported_file(client, new_table):
     ],
 )
 def test_a_bad_import_is_refused_and_stores_nothing(client, content, message):
-    response = client.post("/history/import", data={"game": (io.BytesIO(content), "bad.json")},
-                           content_type="multipart/form-data")
+    response = client.post(
+        "/history/import", data={"game": (io.BytesIO(content), "bad.json")}, content_type="multipart/form-data"
+    )
     assert response.status_code == 400 and message in response.get_data(as_text=True)
     api = client.post("/api/games/import", data=content, content_type="application/json")
     assert api.status_code == 400 and "error" in api.get_json()

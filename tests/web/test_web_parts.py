@@ -16,8 +16,12 @@ from web.live import ALL_GAMES, Broker
 @pytest.mark.parametrize(
     ("requested", "camera", "source", "notice"),
     [
-        (None, True, "camera", False), (None, False, "virtual", False), ("auto", True, "camera", False),
-        ("camera", True, "camera", False), ("camera", False, "virtual", True), ("manual", True, "manual", False),
+        (None, True, "camera", False),
+        (None, False, "virtual", False),
+        ("auto", True, "camera", False),
+        ("camera", True, "camera", False),
+        ("camera", False, "virtual", True),
+        ("manual", True, "manual", False),
         (" Virtual ", False, "virtual", False),
     ],
 )
@@ -71,10 +75,10 @@ def test_broker_wait_times_out_and_close_ends_waits():
 def test_chart_follows_each_players_score_by_round():
     game = Game(["Ann", "Bob"], preset("family"))
     game.throw([1, 1, 1, 2, 3])
-    game.bank([1, 1, 1])          # Ann 1000 in round 1
-    game.throw([2, 3, 4, 6, 6])   # Bob farkles
+    game.bank([1, 1, 1])  # Ann 1000 in round 1
+    game.throw([2, 3, 4, 6, 6])  # Bob farkles
     game.throw([5, 2, 3, 4, 6])
-    game.bank([5])                # Ann 1050 in round 2
+    game.bank([5])  # Ann 1050 in round 2
     chart = score_chart(game.players, game.turns(), 10000)
     ann, bob = chart.series
     assert ann.scores == (0, 1000, 1050) and bob.scores == (0, 0)

@@ -43,7 +43,10 @@ def test_random_actions_answer_cleanly_and_keep_the_log_exact(client, steps, rul
     replayed = Game(["Ann", "Bob"], preset(rules), [event_from_dict(e) for e in events]).state.to_dict()
     assert replayed["players"] == [{k: v for k, v in p.items() if k != "computer"} for p in served["players"]]
     assert (replayed["throw"], replayed["turn_total"], replayed["current"]) == (
-        served["throw"], served["turn_total"], served["current"])
+        served["throw"],
+        served["turn_total"],
+        served["current"],
+    )
 
 
 json_values = st.recursive(
@@ -56,8 +59,12 @@ create_bodies = st.fixed_dictionaries(
     optional={
         "players": st.one_of(st.lists(st.text(max_size=5), max_size=4), json_values),
         "rules": st.one_of(st.sampled_from(["family", "zilch", "FARKLE", "poker"]), json_values),
-        "set": st.one_of(st.dictionaries(st.sampled_from(["target", "entry", "dice", "kinds", "piggyback", "x"]),
-                                         json_values, max_size=3), json_values),
+        "set": st.one_of(
+            st.dictionaries(
+                st.sampled_from(["target", "entry", "dice", "kinds", "piggyback", "x"]), json_values, max_size=3
+            ),
+            json_values,
+        ),
         "house": st.one_of(st.lists(st.sampled_from(["greed", "amish", "nope"]), max_size=2), json_values),
         "source": st.one_of(st.sampled_from(["virtual", "manual", "camera", "tv"]), json_values),
     },
@@ -77,14 +84,29 @@ def test_any_create_body_gets_201_or_a_clear_400(client, body):
         assert after == before + 1 and response.get_json()["state"]["version"] == 0
 
 
-flow_steps = st.sampled_from([
-    ("roll-off", {"face": 6}), ("roll-off", {"face": 3}), ("points", {"points": "+350"}), ("points", {"points": 500}),
-    ("points", {"points": 30}), ("farkle", {}), ("bank", {}), ("undo", {}), ("undo-turn", {}), ("redo", {}),
-    ("rename", {"player": 0, "name": "Annie"}), ("rename", {"player": 1, "name": "Ann"}),
-    ("target", {"target": 2000}), ("target", {"target": 300}), ("add-player", {"name": "Cy"}),
-    ("remove-player", {"player": 1}), ("throw", {"dice": [1, 5, 2, 3, 4]}), ("throw", {"dice": [2, 2, 3, 4, 6]}),
-    ("keep", {"dice": [1]}),
-])
+flow_steps = st.sampled_from(
+    [
+        ("roll-off", {"face": 6}),
+        ("roll-off", {"face": 3}),
+        ("points", {"points": "+350"}),
+        ("points", {"points": 500}),
+        ("points", {"points": 30}),
+        ("farkle", {}),
+        ("bank", {}),
+        ("undo", {}),
+        ("undo-turn", {}),
+        ("redo", {}),
+        ("rename", {"player": 0, "name": "Annie"}),
+        ("rename", {"player": 1, "name": "Ann"}),
+        ("target", {"target": 2000}),
+        ("target", {"target": 300}),
+        ("add-player", {"name": "Cy"}),
+        ("remove-player", {"player": 1}),
+        ("throw", {"dice": [1, 5, 2, 3, 4]}),
+        ("throw", {"dice": [2, 2, 3, 4, 6]}),
+        ("keep", {"dice": [1]}),
+    ]
+)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

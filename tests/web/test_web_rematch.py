@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-
-from test_web_browser import LAPTOP, browser_ready, open_window, wait_for, wait_live  # noqa: F401
+from test_web_browser import LAPTOP, wait_for, wait_live
 from web_helpers import Table, api_state
 
 

@@ -13,8 +13,10 @@ from scorekeeper.sources import combination_lines, knob_lines
 
 def rows(page: str, table: str) -> list[list[str]]:
     body = page.split(f'id="{table}"', 1)[1].split("</table>", 1)[0]
-    return [[html.unescape(re.sub(r"<[^>]+>", "", cell)).strip() for cell in re.findall(r"<td>(.*?)</td>", row)]
-            for row in re.findall(r"<tr data-[a-z]+=.*?</tr>", body)]
+    return [
+        [html.unescape(re.sub(r"<[^>]+>", "", cell)).strip() for cell in re.findall(r"<td>(.*?)</td>", row)]
+        for row in re.findall(r"<tr data-[a-z]+=.*?</tr>", body)
+    ]
 
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
@@ -23,8 +25,9 @@ def test_every_combination_and_knob_of_each_preset_with_its_source(client, name)
     assert response.status_code == 200
     page = response.get_data(as_text=True)
     rules = preset(name)
-    expected = [[c.name, f"{c.points}{' wins the game' if c.instant_win else ''}", c.source]
-                for c in combination_lines(rules)]
+    expected = [
+        [c.name, f"{c.points}{' wins the game' if c.instant_win else ''}", c.source] for c in combination_lines(rules)
+    ]
     assert rows(page, "combinations") == expected
     assert rows(page, "knobs") == [[k.name, k.value, k.source] for k in knob_lines(rules)]
     assert f"dicekeeper rules {name}" in page

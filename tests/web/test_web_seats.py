@@ -16,8 +16,7 @@ def seat(client, table, player: int) -> str:
 
 
 def act(client, table, token: str, action: str, body: dict | None = None):
-    return client.post(f"/api/games/{table.id}/{action}", json=body or {},
-                       headers={"Authorization": f"Bearer {token}"})
+    return client.post(f"/api/games/{table.id}/{action}", json=body or {}, headers={"Authorization": f"Bearer {token}"})
 
 
 def test_a_seat_acts_on_its_players_turn_only(client, new_table):
@@ -89,7 +88,7 @@ def test_the_table_view_seats_a_player_and_shows_the_seat_qr(client, new_table):
     assert client.post(f"/games/{table.id}/seats/1?token={seat_token}").status_code == 403
 
 
-@pytest.mark.parametrize("player", [5, 2 ** 63])
+@pytest.mark.parametrize("player", [5, 2**63])
 def test_seating_a_player_that_does_not_exist(client, new_table, player):
     table = new_table(["Ann", "Bob"])
     assert client.post(f"/api/games/{table.id}/seats/{player}", headers=table.auth).status_code == 400

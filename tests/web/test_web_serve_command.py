@@ -18,10 +18,15 @@ from dicekeeper.commands import serve
 
 
 def test_serve_is_registered_with_its_options():
-    args = cli.build_parser().parse_args(["serve", "--host", "127.0.0.1", "--port", "9000", "--db", "x.db",
-                                          "--source", "manual"])
+    args = cli.build_parser().parse_args(
+        ["serve", "--host", "127.0.0.1", "--port", "9000", "--db", "x.db", "--source", "manual"]
+    )
     assert args.func is serve.run and (args.host, args.port, args.db, args.source) == (
-        "127.0.0.1", 9000, Path("x.db"), "manual")
+        "127.0.0.1",
+        9000,
+        Path("x.db"),
+        "manual",
+    )
     defaults = cli.build_parser().parse_args(["serve"])
     assert (defaults.host, defaults.port, defaults.db, defaults.source) == ("0.0.0.0", 8000, None, None)
 
@@ -62,9 +67,23 @@ def read_until(process: subprocess.Popen, marker: str, seconds: float = 20) -> l
 def test_a_real_server_prints_links_serves_and_stops_cleanly(tmp_path):
     database = tmp_path / "served.sqlite3"
     process = subprocess.Popen(
-        [sys.executable, "-m", "dicekeeper", "serve", "--host", "127.0.0.1", "--port", "0", "--db", str(database),
-         "--source", "camera"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "dicekeeper",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--db",
+            str(database),
+            "--source",
+            "camera",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         lines = read_until(process, "Press Ctrl+C")
@@ -77,8 +96,9 @@ def test_a_real_server_prints_links_serves_and_stops_cleanly(tmp_path):
         games = json.load(urllib.request.urlopen(f"{url}/api/games", timeout=5))
         assert [g["players"] for g in games] == [serve.DEFAULT_PLAYERS]  # a fresh game to open at once
         token = table_link.split("token=")[1]
-        request = urllib.request.Request(f"{url}/api/games/1/throw", data=b"{}", method="POST",
-                                         headers={"Authorization": f"Bearer {token}"})
+        request = urllib.request.Request(
+            f"{url}/api/games/1/throw", data=b"{}", method="POST", headers={"Authorization": f"Bearer {token}"}
+        )
         thrown = json.load(urllib.request.urlopen(request, timeout=5))
         assert thrown["version"] == 1
         stream = urllib.request.urlopen(f"{url}/api/games/1/stream", timeout=10)
@@ -98,9 +118,23 @@ def test_a_real_server_prints_links_serves_and_stops_cleanly(tmp_path):
         process.stderr.close()
 
     again = subprocess.Popen(
-        [sys.executable, "-m", "dicekeeper", "serve", "--host", "127.0.0.1", "--port", "0", "--db", str(database),
-         "--source", "virtual"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "dicekeeper",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--db",
+            str(database),
+            "--source",
+            "virtual",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         text = "\n".join(read_until(again, "Press Ctrl+C"))

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 from flask import Flask
+from web_helpers import EventStream, WaitressServer, create_game
 
 from dicekeeper import cli
 from web import create_app
 from web.access_log import AccessLog, redact
 from web.db import DatabaseUnavailable, check_writable
-from web_helpers import EventStream, WaitressServer, create_game
 
 
 def other_process(db_path: Path) -> Flask:
@@ -35,8 +35,12 @@ def waitress_server(app):
 
 
 def post(url: str, token: str, body: dict) -> dict:
-    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
-                                     headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+    )
     with urllib.request.urlopen(request, timeout=10) as response:
         return json.load(response)
 
@@ -87,8 +91,11 @@ def test_a_write_by_another_process_reaches_this_ones_streams(app, db_path, wait
     try:
         game_stream.state_at(0)
         assert list_stream.next_event()[0] == "change"
-        response = other.test_client().post(f"/api/games/{game['id']}/throw", json={"dice": [1, 5, 2, 3, 3]},
-                                            headers={"Authorization": f"Bearer {game['token']}"})
+        response = other.test_client().post(
+            f"/api/games/{game['id']}/throw",
+            json={"dice": [1, 5, 2, 3, 3]},
+            headers={"Authorization": f"Bearer {game['token']}"},
+        )
         assert response.status_code == 200
         streamed, _ = game_stream.state_at(1)
         assert streamed["throw"] == [1, 5, 2, 3, 3]
@@ -107,8 +114,11 @@ def test_a_stream_sends_nothing_for_a_change_to_another_game(db_path, waitress_s
     try:
         stream.state_at(0)
         assert other.test_client().post("/api/games", json={"players": ["Zed"]}).status_code == 201
-        response = other.test_client().post(f"/api/games/{game['id']}/throw", json={"dice": [2, 2, 3, 4, 6]},
-                                            headers={"Authorization": f"Bearer {game['token']}"})
+        response = other.test_client().post(
+            f"/api/games/{game['id']}/throw",
+            json={"dice": [2, 2, 3, 4, 6]},
+            headers={"Authorization": f"Bearer {game['token']}"},
+        )
         assert response.status_code == 200
         event, data, _ = stream.next_event()
         assert event == "state" and data["version"] == 1  # the other game's creation sent no state
@@ -153,9 +163,14 @@ def test_the_access_log_masks_tokens(app, new_table, caplog):
     assert f"/games/{table.id}/table?token=***&x=1 200" in lines[0]
 
 
-@pytest.mark.parametrize("query, shown", [
-    ("token=abc", "token=***"), ("a=1&token=abc&b=2", "a=1&token=***&b=2"), ("seat=s3cr3t", "seat=***"),
-    ("notoken=1", "notoken=1"),
-])
+@pytest.mark.parametrize(
+    "query, shown",
+    [
+        ("token=abc", "token=***"),
+        ("a=1&token=abc&b=2", "a=1&token=***&b=2"),
+        ("seat=s3cr3t", "seat=***"),
+        ("notoken=1", "notoken=1"),
+    ],
+)
 def test_redact(query, shown):
     assert redact(query) == shown

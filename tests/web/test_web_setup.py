@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from test_web_browser import LAPTOP, shoot, wait_for
+from web_helpers import api_state
 
 from scorekeeper import PRESETS
-from test_web_browser import LAPTOP, browser_ready, open_window, shoot, wait_for  # noqa: F401
 from web.presets import label, missing_labels
-from web_helpers import api_state
 
 
 def test_every_preset_has_a_title_and_a_one_line_description():
@@ -20,8 +20,9 @@ def test_every_preset_has_a_title_and_a_one_line_description():
 
 def test_the_form_remembers_the_last_games_players_rules_and_dice(client):
     assert 'value=""' in client.get("/").get_data(as_text=True)  # nothing to remember yet
-    client.post("/games", data={"player": ["Ann", "Bob", "Cy"], "rules": "zilch", "knob_target": "5000",
-                                "source": "manual"})
+    client.post(
+        "/games", data={"player": ["Ann", "Bob", "Cy"], "rules": "zilch", "knob_target": "5000", "source": "manual"}
+    )
     page = client.get("/").get_data(as_text=True)
     for name in ("Ann", "Bob", "Cy"):
         assert f'name="player" value="{name}"' in page
@@ -52,8 +53,9 @@ def test_setup_in_the_browser_shows_friendly_presets_and_starts_with_blank_names
     assert "three farkles in a row cost 1000" in description and "farkle." in description
     shoot(window, "setup", doc="setup.png")
     start = window.find_element("id", "start")
-    assert start.location["y"] + start.size["height"] <= window.execute_script("return innerHeight"), \
+    assert start.location["y"] + start.size["height"] <= window.execute_script("return innerHeight"), (
         "the start button is below the fold: setup is not one screen"
+    )
     start.click()
     wait_for(window, lambda d: "/table" in d.current_url, 10, "the game did not start")
     game_id = int(window.current_url.split("/games/")[1].split("/")[0])

@@ -7,7 +7,8 @@ import sqlite3
 
 import pytest
 
-from web import create_app, db as database
+from web import create_app
+from web import db as database
 from web.games import StaleVersion
 
 
@@ -71,8 +72,9 @@ def test_a_restart_resumes_every_game_exactly(db_path, new_table):
     restarted = create_app({"TESTING": True, "DATABASE": str(db_path), "DICE_SOURCE": "virtual"})
     client = restarted.test_client()
     assert client.get(f"/api/games/{table.id}").get_json() == before
-    response = client.post(f"/api/games/{table.id}/keep", json={"dice": [5], "version": before["version"]},
-                           headers=table.auth)
+    response = client.post(
+        f"/api/games/{table.id}/keep", json={"dice": [5], "version": before["version"]}, headers=table.auth
+    )
     assert response.status_code == 200 and response.get_json()["turn_total"] == 250
 
 
@@ -104,8 +106,9 @@ def test_a_failed_write_answers_503_and_changes_nothing(app, client, new_table, 
     table = new_table(source="manual")
     table.post("throw", {"dice": [1, 2, 3, 4, 6]})
     conn = database.connect(db_path)
-    conn.execute("CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.seq = 2 "
-                 "BEGIN SELECT RAISE(ABORT, 'disk trouble'); END")
+    conn.execute(
+        "CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.seq = 2 BEGIN SELECT RAISE(ABORT, 'disk trouble'); END"
+    )
     response = client.post(f"/api/games/{table.id}/keep", json={"dice": [1]}, headers=table.auth)
     assert response.status_code == 503 and "nothing was changed" in response.get_json()["error"]
     assert table.get()["version"] == 1 and table.get()["throw"] == [1, 2, 3, 4, 6]

@@ -4,8 +4,7 @@ the table, the QR code in sight, full screen and a screen that stays awake while
 from __future__ import annotations
 
 import pytest
-
-from test_web_browser import browser_ready, open_window, shoot, wait_for, wait_live  # noqa: F401
+from test_web_browser import shoot, wait_for, wait_live
 from web_helpers import Table
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -51,7 +50,9 @@ def test_scores_are_at_least_64_px_high_on_a_1080p_screen(app, live_server, open
     assert len(dice) == 5 and all(d.size["width"] >= 140 for d in dice), [d.size for d in dice]
     keeps = window.find_elements("css selector", "#keeps button.keep")
     assert len(keeps) == len(table.state["keeps"]) >= 3  # every legal keep is listed
-    assert [k.find_element("tag name", "strong").text for k in keeps] == [str(k["points"]) for k in table.state["keeps"]]
+    assert [k.find_element("tag name", "strong").text for k in keeps] == [
+        str(k["points"]) for k in table.state["keeps"]
+    ]
     shoot(window, "table-1080p")
 
 
@@ -66,7 +67,8 @@ def test_the_qr_code_is_in_sight_without_scrolling_on_a_1366x768_laptop(app, liv
     box = window.execute_script(
         "const r = document.querySelector('#qr svg').getBoundingClientRect();"
         "return {top: r.top, bottom: r.bottom, left: r.left, right: r.right, height: r.height,"
-        " width: innerWidth, view: innerHeight, scrolled: scrollY};")
+        " width: innerWidth, view: innerHeight, scrolled: scrollY};"
+    )
     assert box["scrolled"] == 0 and box["top"] >= 0 and box["height"] >= 100
     assert box["bottom"] <= box["view"] and box["right"] <= box["width"], box
     shoot(window, "table-1366x768", doc="table-laptop.png")

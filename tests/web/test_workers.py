@@ -12,8 +12,14 @@ from web.workers import start_workers, stop_workers
 
 
 def config(tmp_path: Path) -> dict[str, object]:
-    return {"TESTING": True, "DATABASE": str(tmp_path / "workers.sqlite3"), "DICE_SOURCE": "camera",
-            "CAMERA_SOURCE": "demo", "CAMERA_READER": DiceReader(mode="pips"), "COMPUTER_PLAYERS": True}
+    return {
+        "TESTING": True,
+        "DATABASE": str(tmp_path / "workers.sqlite3"),
+        "DICE_SOURCE": "camera",
+        "CAMERA_SOURCE": "demo",
+        "CAMERA_READER": DiceReader(mode="pips"),
+        "COMPUTER_PLAYERS": True,
+    }
 
 
 def test_create_app_starts_no_thread(tmp_path: Path) -> None:

@@ -135,8 +135,12 @@ class EventStream:
 
 def create_game(server: LiveServer, **body: Any) -> dict:
     """A new game made through a live server's API, as its JSON reply."""
-    request = urllib.request.Request(f"{server.url}/api/games", data=json.dumps(body).encode(), method="POST",
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        f"{server.url}/api/games",
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={"Content-Type": "application/json"},
+    )
     with urllib.request.urlopen(request, timeout=10) as response:
         return json.load(response)
 

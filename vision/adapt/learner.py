@@ -36,8 +36,14 @@ def build(memory: TableMemory) -> AdaptReport:
     head.save(path)
     votes = head.votes(np.stack([e.crop for e in examples]), leave_out=[e.throw for e in examples]) if examples else []
     adapted_right = sum(head.decide(e.read, v) == e.face for e, v in zip(examples, votes))
-    return AdaptReport(len({e.throw for e in examples}), len(examples), sum(e.read == e.face for e in examples),
-                       adapted_right, head.min_similarity, path)
+    return AdaptReport(
+        len({e.throw for e in examples}),
+        len(examples),
+        sum(e.read == e.face for e in examples),
+        adapted_right,
+        head.min_similarity,
+        path,
+    )
 
 
 class TableLearner:
@@ -55,8 +61,7 @@ class TableLearner:
         except (OSError, ValueError, KeyError):
             return None  # a damaged head is rebuilt at the next confirmation
 
-    def learn(self, crops: np.ndarray, faces: Sequence[int], read: Sequence[int],
-              confidences: Sequence[float]) -> None:
+    def learn(self, crops: np.ndarray, faces: Sequence[int], read: Sequence[int], confidences: Sequence[float]) -> None:
         """Keeps one confirmed throw and adapts the live reader to it."""
         self.memory.save(crops, faces, read, confidences)
         with self._lock:

@@ -44,8 +44,7 @@ class TableMemory:
         self.root = Path(root)
         self._lock = threading.Lock()
 
-    def save(self, crops: np.ndarray, faces: Sequence[int], read: Sequence[int],
-             confidences: Sequence[float]) -> Path:
+    def save(self, crops: np.ndarray, faces: Sequence[int], read: Sequence[int], confidences: Sequence[float]) -> Path:
         """Keeps one confirmed throw; crops, faces, read values and confidences in the same order."""
         if not (len(crops) == len(faces) == len(read) == len(confidences)) or len(faces) == 0:
             raise ValueError("a confirmed throw needs one crop, face, reading and confidence per die")
@@ -58,10 +57,16 @@ class TableMemory:
             partial = self.root / f".{number:06d}.partial"
             partial.mkdir()
             np.savez_compressed(partial / "crops.npz", crops=np.asarray(crops, np.uint8))
-            (partial / "faces.json").write_text(json.dumps({
-                "faces": [int(f) for f in faces], "read": [int(v) for v in read],
-                "confidences": [round(float(c), 4) for c in confidences], "saved": time.time(),
-            }))
+            (partial / "faces.json").write_text(
+                json.dumps(
+                    {
+                        "faces": [int(f) for f in faces],
+                        "read": [int(v) for v in read],
+                        "confidences": [round(float(c), 4) for c in confidences],
+                        "saved": time.time(),
+                    }
+                )
+            )
             partial.rename(folder)  # a throw is either all there or not at all
         return folder
 

@@ -59,8 +59,9 @@ class Vote:
 class FaceNeighbours:
     """The table's head: stored descriptors with their faces, and when to trust it."""
 
-    def __init__(self, vectors: np.ndarray, faces: np.ndarray, throws: np.ndarray,
-                 min_similarity: float = math.inf) -> None:
+    def __init__(
+        self, vectors: np.ndarray, faces: np.ndarray, throws: np.ndarray, min_similarity: float = math.inf
+    ) -> None:
         self.vectors = vectors.astype(np.float32)
         self.faces = faces.astype(np.int64)
         self.throws = throws.astype(np.int64)
@@ -95,7 +96,7 @@ class FaceNeighbours:
                 result.append(None)
                 continue
             candidates = np.flatnonzero(usable)
-            nearest = candidates[np.argsort(-row[candidates])[:K * 8]]
+            nearest = candidates[np.argsort(-row[candidates])[: K * 8]]
             best: dict[int, float] = {}
             for j in nearest:  # one neighbour per stored die: its best orientation
                 key = j % max(1, self.size)
@@ -121,8 +122,14 @@ class FaceNeighbours:
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         partial = target.with_name(target.name + ".partial.npz")
-        np.savez_compressed(partial, format=FORMAT, vectors=self.vectors, faces=self.faces, throws=self.throws,
-                            min_similarity=self.min_similarity)
+        np.savez_compressed(
+            partial,
+            format=FORMAT,
+            vectors=self.vectors,
+            faces=self.faces,
+            throws=self.throws,
+            min_similarity=self.min_similarity,
+        )
         partial.replace(target)
 
     @classmethod

@@ -27,7 +27,9 @@ def draw_die(image: np.ndarray, reading: DieReading, colour: tuple[int, int, int
     (text_w, text_h), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, line)
     x0, y0, _, _ = box.bounds()
     origin = (int(x0), int(max(text_h + base, y0 - base)))
-    cv2.rectangle(image, (origin[0], origin[1] - text_h - base), (origin[0] + text_w, origin[1] + base), colour, cv2.FILLED)
+    cv2.rectangle(
+        image, (origin[0], origin[1] - text_h - base), (origin[0] + text_w, origin[1] + base), colour, cv2.FILLED
+    )
     cv2.putText(image, label, origin, cv2.FONT_HERSHEY_SIMPLEX, scale, WHITE, line, cv2.LINE_AA)
 
 

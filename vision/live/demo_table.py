@@ -23,10 +23,9 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.synth.render import DieSpec, Effects, Scene, render
 from vision.live.frames import BaseSource, Frame
+from vision.synth.render import DieSpec, Effects, Scene, render
 from vision.types import BGR
-
 
 # (body, pips) of the six dice, BGR: colours that stand out on green felt.
 DIE_LOOKS: tuple[tuple[BGR, BGR], ...] = (
@@ -198,8 +197,10 @@ class _Sprites:
         body, pips = DIE_LOOKS[look % len(DIE_LOOKS)]
         c = self.side / 2
         die = DieSpec(value, c, c, self.size, 0.0, tilt, direction, body, pips, corner_radius=0.16)
-        over = [render(Scene(self.side, self.side, "plain", bg, (die,), Effects(), seed=0)).frame.astype(np.float32)
-                for bg in ((0, 0, 0), (255, 255, 255))]
+        over = [
+            render(Scene(self.side, self.side, "plain", bg, (die,), Effects(), seed=0)).frame.astype(np.float32)
+            for bg in ((0, 0, 0), (255, 255, 255))
+        ]
         alpha = 1.0 - (over[1] - over[0]).mean(axis=2) / np.maximum(self._white.mean(axis=2), 1.0)
         alpha = np.clip(alpha, 0.0, 1.0)
         shadow = cv2.GaussianBlur(alpha, (0, 0), self.size * 0.1)
@@ -282,8 +283,12 @@ class DemoTable:
     def waiting(self) -> bool:
         """Nothing to do, and still for at least `min_idle` seconds: only a request changes the film."""
         with self._lock:
-            return (not self._steps and self._request is None and not self.autoplay
-                    and self.index - self._idle_since >= self.min_idle * self.fps)
+            return (
+                not self._steps
+                and self._request is None
+                and not self.autoplay
+                and self.index - self._idle_since >= self.min_idle * self.fps
+            )
 
     def ask(self, count: int, keep: Sequence[int] = (), key: object = None, total: int | None = None) -> bool:
         """Throw `count` dice next, leaving the last throw's `keep` faces (and dice set aside
@@ -336,8 +341,9 @@ class DemoTable:
         flights = self._flights(t, thrown, stay)
         self._set_aside = stay
         self._last_thrown = thrown
-        self._steps.append(_Step("throw", max(f.start + f.duration for f in flights), flights,
-                                 truth_number=len(self.throws) + 1))
+        self._steps.append(
+            _Step("throw", max(f.start + f.duration for f in flights), flights, truth_number=len(self.throws) + 1)
+        )
 
     def _auto_request(self) -> _Request:
         """A plausible next move when nobody drives the table: keep one or two dice, throw the rest,
@@ -371,8 +377,11 @@ class DemoTable:
     def _hand_pass(self, start: float, remove: list[_Die]) -> _HandPass:
         size, h = self.die_size, self.height
         speed = 1.4 * h  # pixels per second
-        x = float(np.clip(np.mean([d.x for d in remove]) + self._moves.uniform(-2, 2) * size, 0.1 * self.width,
-                          0.9 * self.width))
+        x = float(
+            np.clip(
+                np.mean([d.x for d in remove]) + self._moves.uniform(-2, 2) * size, 0.1 * self.width, 0.9 * self.width
+            )
+        )
         points = [(start, x, h + 3.0 * size)]
         pickups = []
         left = list(remove)
@@ -410,20 +419,22 @@ class DemoTable:
         flights = []
         for i, (die, target) in enumerate(zip(thrown, targets)):
             face = int(self._faces.integers(1, 7))
-            flights.append(_Flight(
-                die=die,
-                start=start + 0.04 * i,
-                duration=float(self._moves.uniform(0.75, 1.25)),
-                from_xy=(origin_x + float(self._moves.uniform(-1.5, 1.5)) * size, h + 1.2 * size),
-                to_xy=target,
-                wobble=float(self._moves.uniform(-0.6, 0.6)) * size,
-                angle0=float(self._moves.uniform(0, 360)),
-                spin=float(self._moves.uniform(-540, 540)),
-                tilt_rest=float(self._moves.choice([0.0, 0.0, 4.0])),
-                tilt_direction=float(self._moves.uniform(0, 360)),
-                face=face,
-                tumbles=tuple(int(v) for v in self._moves.integers(1, 7, 8)),
-            ))
+            flights.append(
+                _Flight(
+                    die=die,
+                    start=start + 0.04 * i,
+                    duration=float(self._moves.uniform(0.75, 1.25)),
+                    from_xy=(origin_x + float(self._moves.uniform(-1.5, 1.5)) * size, h + 1.2 * size),
+                    to_xy=target,
+                    wobble=float(self._moves.uniform(-0.6, 0.6)) * size,
+                    angle0=float(self._moves.uniform(0, 360)),
+                    spin=float(self._moves.uniform(-540, 540)),
+                    tilt_rest=float(self._moves.choice([0.0, 0.0, 4.0])),
+                    tilt_direction=float(self._moves.uniform(0, 360)),
+                    face=face,
+                    tumbles=tuple(int(v) for v in self._moves.integers(1, 7, 8)),
+                )
+            )
         return flights
 
     # ---- animation -------------------------------------------------------------------------
@@ -582,25 +593,40 @@ class HandSprites:
 
         mask = np.zeros((self.height, self.width), np.uint8)
         reach = (self.height - ay) / s + 1
-        cv2.fillConvexPoly(mask, np.array([at(-0.85, 1.0), at(0.85, 1.0), at(1.05, reach), at(-1.05, reach)], np.int32),
-                           255, cv2.LINE_AA)
+        cv2.fillConvexPoly(
+            mask,
+            np.array([at(-0.85, 1.0), at(0.85, 1.0), at(1.05, reach), at(-1.05, reach)], np.int32),
+            255,
+            cv2.LINE_AA,
+        )
         cv2.ellipse(mask, at(0, 0), (int(1.15 * s), int(1.3 * s)), 0, 0, 360, 255, -1, cv2.LINE_AA)
-        fingers = ((-0.75, -0.9, -0.95, -2.1), (-0.25, -1.1, -0.3, -2.5), (0.25, -1.1, 0.3, -2.45),
-                   (0.72, -0.9, 0.9, -2.0), (1.0, 0.2, 1.7, -0.55))
+        fingers = (
+            (-0.75, -0.9, -0.95, -2.1),
+            (-0.25, -1.1, -0.3, -2.5),
+            (0.25, -1.1, 0.3, -2.45),
+            (0.72, -0.9, 0.9, -2.0),
+            (1.0, 0.2, 1.7, -0.55),
+        )
         for fx0, fy0, fx1, fy1 in fingers:
             cv2.line(mask, at(fx0, fy0), at(fx1, fy1), 255, max(2, int(0.42 * s)), cv2.LINE_AA)
         alpha = cv2.GaussianBlur(mask, (0, 0), max(1.0, s * 0.04)).astype(np.float32) / 255.0
         shadow = cv2.GaussianBlur(alpha, (0, 0), s * 0.35)
-        shadow = cv2.warpAffine(shadow, np.array([[1, 0, 0.5 * s], [0, 1, 0.6 * s]], np.float32), (self.width, self.height))
+        shadow = cv2.warpAffine(
+            shadow, np.array([[1, 0, 0.5 * s], [0, 1, 0.6 * s]], np.float32), (self.width, self.height)
+        )
         # Shade towards the edges so the hand reads as round, not as a flat cut-out.
-        inner = cv2.GaussianBlur(cv2.erode(mask, np.ones((3, 3), np.uint8), iterations=max(1, int(s * 0.12))), (0, 0), s * 0.2)
+        inner = cv2.GaussianBlur(
+            cv2.erode(mask, np.ones((3, 3), np.uint8), iterations=max(1, int(s * 0.12))), (0, 0), s * 0.2
+        )
         depth = (inner.astype(np.float32) / 255.0)[..., None]
         colour = np.asarray(SKIN_SHADE, np.float32) * (1 - depth) + np.asarray(SKIN, np.float32) * depth
         sleeve = (np.arange(self.height, dtype=np.float32) > ay + 2.2 * s)[:, None, None]
         colour = np.where(sleeve, np.asarray(SLEEVE, np.float32), colour)
         return colour * alpha[..., None], alpha, shadow
 
-    def _crop(self, sprite: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    def _crop(
+        self, sprite: tuple[np.ndarray, np.ndarray, np.ndarray]
+    ) -> tuple[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """The sprite cut to the columns it covers, and how many columns were cut on the left."""
         used = np.flatnonzero((sprite[1] > 0.002).any(axis=0) | (sprite[2] > 0.01).any(axis=0))
         left, right = int(used[0]), int(used[-1]) + 1
@@ -608,8 +634,9 @@ class HandSprites:
         return left, (colour, alpha, shadow)
 
 
-def paste(frame: np.ndarray, sprite: tuple[np.ndarray, np.ndarray, np.ndarray], x: int, y: int,
-          shadow_strength: float = 0.45) -> None:
+def paste(
+    frame: np.ndarray, sprite: tuple[np.ndarray, np.ndarray, np.ndarray], x: int, y: int, shadow_strength: float = 0.45
+) -> None:
     """Lays a (premultiplied BGR, alpha, shadow) sprite on `frame` with its top-left at (x, y)."""
     colour, alpha, shadow = sprite
     h, w = alpha.shape
@@ -617,7 +644,7 @@ def paste(frame: np.ndarray, sprite: tuple[np.ndarray, np.ndarray, np.ndarray], 
     x1, y1 = min(frame.shape[1], x + w), min(frame.shape[0], y + h)
     if x1 <= x0 or y1 <= y0:
         return
-    window = np.s_[y0 - y:y1 - y, x0 - x:x1 - x]
+    window = np.s_[y0 - y : y1 - y, x0 - x : x1 - x]
     roi = frame[y0:y1, x0:x1].astype(np.float32)
     roi *= (1.0 - shadow_strength * shadow[window])[..., None]
     roi = roi * (1.0 - alpha[window][..., None]) + colour[window]

@@ -42,8 +42,12 @@ class SourceState:
 
     def to_dict(self) -> dict[str, object]:
         return {
-            "name": self.name, "status": self.status, "message": self.message,
-            "frames": self.frames, "fps": round(self.fps, 1), "reconnects": self.reconnects,
+            "name": self.name,
+            "status": self.status,
+            "message": self.message,
+            "frames": self.frames,
+            "fps": round(self.fps, 1),
+            "reconnects": self.reconnects,
         }
 
 
@@ -144,5 +148,3 @@ class BaseSource:
             frame = self.read(timeout=0.5)
             if frame is not None:
                 yield frame
-
-

@@ -126,8 +126,11 @@ class SettleStatus:
 
     def to_dict(self) -> dict[str, object]:
         return {
-            "phase": self.phase, "since": round(self.since, 3), "motion": round(self.motion, 4),
-            "in_play": [d.value for d in self.in_play], "set_aside": [d.value for d in self.set_aside],
+            "phase": self.phase,
+            "since": round(self.since, 3),
+            "motion": round(self.motion, 4),
+            "in_play": [d.value for d in self.in_play],
+            "set_aside": [d.value for d in self.set_aside],
         }
 
 
@@ -259,12 +262,23 @@ class SettleDetector:
         by_box = {id(v.reading): v for v in voted}
         votes: list[VotedDie] = [by_box[id(d)] for d in in_play]
         split = tuple(i for i, v in enumerate(votes) if v.doubtful)
-        return SettledThrow(in_play, set_aside, spell.start_t, spell.start_index, t, index,
-                            doubtful=drifting or bool(split), doubtful_dice=split,
-                            shares=tuple(round(v.share, 3) for v in votes))
+        return SettledThrow(
+            in_play,
+            set_aside,
+            spell.start_t,
+            spell.start_index,
+            t,
+            index,
+            doubtful=drifting or bool(split),
+            doubtful_dice=split,
+            shares=tuple(round(v.share, 3) for v in votes),
+        )
 
-    def split(self, scene: Sequence[DieReading], unsure: frozenset[int] = frozenset(),
-              ) -> tuple[tuple[DieReading, ...], tuple[DieReading, ...]]:
+    def split(
+        self,
+        scene: Sequence[DieReading],
+        unsure: frozenset[int] = frozenset(),
+    ) -> tuple[tuple[DieReading, ...], tuple[DieReading, ...]]:
         """(in play, set aside): dice that moved since the previous rest, and those that did not.
 
         A die counts as unmoved when the previous rest had a die of the same value at its place, or
@@ -280,7 +294,10 @@ class SettleDetector:
             for j, before in enumerate(self.rest_scene):
                 if j in taken or (i not in unsure and j not in self._rest_unsure):
                     continue
-                if math.hypot(reading.box.cx - before.box.cx, reading.box.cy - before.box.cy) <= self.config.same_place * size:
+                if (
+                    math.hypot(reading.box.cx - before.box.cx, reading.box.cy - before.box.cy)
+                    <= self.config.same_place * size
+                ):
                     matches[i] = j
                     taken.add(j)
                     break
@@ -330,8 +347,11 @@ class ThrowWatcher:
         # The detector decides on the motion first: a moving frame is never worth reading.
         readings = None
         share = self.config.read_share
-        if (motion <= self.config.motion_fraction and self.detector.wants_reading_after_quiet(t)
-                and (share is None or t >= self._reader_free_at)):
+        if (
+            motion <= self.config.motion_fraction
+            and self.detector.wants_reading_after_quiet(t)
+            and (share is None or t >= self._reader_free_at)
+        ):
             started = time.perf_counter()
             readings = tuple(self.reader.read(image))
             if share is not None:

@@ -30,10 +30,10 @@ from vision.live.frames import (  # noqa: F401  (re-exported: the sources' vocab
     Frame,
     FrameSource,
     Opener,
+    RateMeter,
     SourceError,
     SourceState,
     SourceStatus,
-    RateMeter,
 )
 
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"})
@@ -329,8 +329,9 @@ def camera_devices() -> list[str]:
     return sorted(glob.glob("/dev/video*"))
 
 
-def open_source(spec: str, realtime: bool | None = None, fps: float | None = None, seed: int = 1,
-                autoplay: bool = True) -> BaseSource:
+def open_source(
+    spec: str, realtime: bool | None = None, fps: float | None = None, seed: int = 1, autoplay: bool = True
+) -> BaseSource:
     """The source a command-line word names: `demo`, a camera index, `/dev/videoN`, a video file or
     a folder of images. `realtime` paces files and the demo like a camera (default: only the demo).
     `autoplay=False` makes the demo table wait to be driven by a game."""

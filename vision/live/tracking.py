@@ -55,7 +55,7 @@ class Track:
         return value, weight / total
 
     def observe(self, reading: DieReading, t: float, read: int, config: TrackConfig) -> None:
-        self.centres = [*self.centres, (reading.box.cx, reading.box.cy)][-config.recent:]
+        self.centres = [*self.centres, (reading.box.cx, reading.box.cy)][-config.recent :]
         cx = statistics.median(c[0] for c in self.centres)
         cy = statistics.median(c[1] for c in self.centres)
         if math.hypot(cx - self.anchor[0], cy - self.anchor[1]) > config.still_tolerance * max(1.0, reading.box.size):

@@ -33,7 +33,9 @@ class DieFaceClassifier:
     def predict(self, frame_bgr: np.ndarray, boxes: Sequence[DieBox]) -> np.ndarray:
         """(N, 7) float32 probabilities: columns 0..5 are faces 1..6, column 6 "not a die face"."""
         if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3 or frame_bgr.dtype != np.uint8:
-            raise ValueError(f"expected a BGR uint8 frame of shape (height, width, 3), got {frame_bgr.dtype} {frame_bgr.shape}")
+            raise ValueError(
+                f"expected a BGR uint8 frame of shape (height, width, 3), got {frame_bgr.dtype} {frame_bgr.shape}"
+            )
         if len(boxes) == 0:
             return np.zeros((0, N_CLASSES), np.float32)
         return self.predict_crops(crop_dice(frame_bgr, boxes))

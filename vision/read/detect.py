@@ -66,7 +66,9 @@ class DiceDetector:
     def detect(self, frame_bgr: np.ndarray) -> list[Detection]:
         """Every die found, surest first."""
         if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3 or frame_bgr.dtype != np.uint8:
-            raise ValueError(f"expected a BGR uint8 frame of shape (height, width, 3), got {frame_bgr.dtype} {frame_bgr.shape}")
+            raise ValueError(
+                f"expected a BGR uint8 frame of shape (height, width, 3), got {frame_bgr.dtype} {frame_bgr.shape}"
+            )
         batch, scale = self.network_input(frame_bgr)
         (maps,) = self._session.run(None, {self._input: batch})
         return self.decode(np.asarray(maps[0], np.float32), scale, frame_bgr.shape[:2])
@@ -86,7 +88,10 @@ class DiceDetector:
             w = float(np.exp(np.clip(maps[3, r, c], 0.0, 7.0))) / scale
             h = float(np.exp(np.clip(maps[4, r, c], 0.0, 7.0))) / scale
             box = DieBox(cx, cy, w, h, 0.0)
-            if any(np.hypot(cx - d.box.cx, cy - d.box.cy) < settings.merge_distance * max(d.box.size, box.size) for d in found):
+            if any(
+                np.hypot(cx - d.box.cx, cy - d.box.cy) < settings.merge_distance * max(d.box.size, box.size)
+                for d in found
+            ):
                 continue
             found.append(Detection(box, round(float(maps[0, r, c]), 3)))
             if len(found) == settings.max_dice:

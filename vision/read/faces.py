@@ -21,9 +21,7 @@ LAYOUTS: dict[int, tuple[tuple[int, int], ...]] = {
 }
 _ANGLES = np.deg2rad(np.arange(0.0, 90.0, 3.0))
 _ROTATIONS = np.stack([np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]]) for a in _ANGLES])
-_TARGETS = {
-    value: (frozenset(places), frozenset((-y, x) for x, y in places)) for value, places in LAYOUTS.items()
-}
+_TARGETS = {value: (frozenset(places), frozenset((-y, x) for x, y in places)) for value, places in LAYOUTS.items()}
 
 
 @dataclass(frozen=True)

@@ -53,7 +53,9 @@ DIE_MIN_CONTRAST = 15.0
 DIE_MIN_SHARE = 0.15  # ... and the die must cover this share of its box
 
 
-def _face_region(patch_bgr: np.ndarray, box_mask: np.ndarray, box: DieBox, origin: tuple[int, int], side: float) -> np.ndarray:
+def _face_region(
+    patch_bgr: np.ndarray, box_mask: np.ndarray, box: DieBox, origin: tuple[int, int], side: float
+) -> np.ndarray:
     lab = cv2.cvtColor(patch_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
     cx, cy = int(round(box.cx - origin[0])), int(round(box.cy - origin[1]))
     r = max(2, int(side * 0.2))
@@ -192,7 +194,9 @@ def _build_detector(die_size: int, settings: PipSettings) -> cv2.SimpleBlobDetec
     return cv2.SimpleBlobDetector.create(params)
 
 
-def find_pips(frame_bgr: np.ndarray, candidate: Candidate, die_size: float, settings: PipSettings | None = None) -> PipFinding:
+def find_pips(
+    frame_bgr: np.ndarray, candidate: Candidate, die_size: float, settings: PipSettings | None = None
+) -> PipFinding:
     """Round blobs inside the candidate that differ from the die's face colour and are pip-sized."""
     settings = settings or PipSettings()
     x0, y0 = candidate.origin

@@ -198,7 +198,9 @@ class DiceReader:
                 pips, face = other_pips, other_face
         return pips, face
 
-    def _vote(self, frame_bgr: np.ndarray, candidate: Candidate, pips: PipFinding, face: FaceRead) -> tuple[PipFinding, FaceRead]:
+    def _vote(
+        self, frame_bgr: np.ndarray, candidate: Candidate, pips: PipFinding, face: FaceRead
+    ) -> tuple[PipFinding, FaceRead]:
         """Reads by several ideas of a pip, when the first look is not enough.
 
         A clear face stands, except a 1 or 2 (a glare spot or a pip seen alone makes those most
@@ -230,7 +232,9 @@ class DiceReader:
         most = max(counts.values())
         return next(item for item in voters if counts[item[1].value] == most)
 
-    def _decide(self, candidate: Candidate, pips: PipFinding, face: FaceRead, p: np.ndarray | None) -> DieReading | None:
+    def _decide(
+        self, candidate: Candidate, pips: PipFinding, face: FaceRead, p: np.ndarray | None
+    ) -> DieReading | None:
         box = candidate.box
         if p is not None:
             best = int(np.argmax(p[:NOT_A_DIE]))

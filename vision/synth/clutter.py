@@ -59,7 +59,14 @@ def draw_coin(frame: np.ndarray, cx: float, cy: float, size: float, rng: np.rand
         for _ in range(int(rng.integers(2, 6))):
             a = rng.uniform(0, 2 * math.pi)
             d = rng.uniform(0, 0.5) * r
-            cv2.circle(frame, (int(cx + d * math.cos(a)), int(cy + d * math.sin(a))), max(1, int(r * rng.uniform(0.08, 0.25))), _shade(metal, rng.uniform(0.6, 1.3)), -1, cv2.LINE_AA)
+            cv2.circle(
+                frame,
+                (int(cx + d * math.cos(a)), int(cy + d * math.sin(a))),
+                max(1, int(r * rng.uniform(0.08, 0.25))),
+                _shade(metal, rng.uniform(0.6, 1.3)),
+                -1,
+                cv2.LINE_AA,
+            )
 
 
 def draw_chip(frame: np.ndarray, cx: float, cy: float, size: float, rng: np.random.Generator) -> None:
@@ -70,7 +77,14 @@ def draw_chip(frame: np.ndarray, cx: float, cy: float, size: float, rng: np.rand
     mark = random_colour(rng)
     for k in range(int(rng.integers(4, 9))):
         a = k * 2 * math.pi / 8
-        cv2.circle(frame, (int(cx + 0.8 * r * math.cos(a)), int(cy + 0.8 * r * math.sin(a))), max(1, int(r * 0.12)), mark, -1, cv2.LINE_AA)
+        cv2.circle(
+            frame,
+            (int(cx + 0.8 * r * math.cos(a)), int(cy + 0.8 * r * math.sin(a))),
+            max(1, int(r * 0.12)),
+            mark,
+            -1,
+            cv2.LINE_AA,
+        )
 
 
 def draw_card(frame: np.ndarray, cx: float, cy: float, size: float, rng: np.random.Generator) -> None:
@@ -92,8 +106,22 @@ def draw_pen(frame: np.ndarray, cx: float, cy: float, size: float, rng: np.rando
     dx, dy = math.cos(a) * length / 2, math.sin(a) * length / 2
     colour = random_colour(rng)
     cv2.line(frame, (int(cx - dx), int(cy - dy)), (int(cx + dx), int(cy + dy)), colour, width, cv2.LINE_AA)
-    cv2.line(frame, (int(cx - dx), int(cy - dy)), (int(cx - 0.6 * dx), int(cy - 0.6 * dy)), random_colour(rng), width + 1, cv2.LINE_AA)
-    cv2.line(frame, (int(cx + dx), int(cy + dy)), (int(cx + 0.9 * dx), int(cy + 0.9 * dy)), _shade(colour, 1.5), max(1, width // 2), cv2.LINE_AA)
+    cv2.line(
+        frame,
+        (int(cx - dx), int(cy - dy)),
+        (int(cx - 0.6 * dx), int(cy - 0.6 * dy)),
+        random_colour(rng),
+        width + 1,
+        cv2.LINE_AA,
+    )
+    cv2.line(
+        frame,
+        (int(cx + dx), int(cy + dy)),
+        (int(cx + 0.9 * dx), int(cy + 0.9 * dy)),
+        _shade(colour, 1.5),
+        max(1, width // 2),
+        cv2.LINE_AA,
+    )
 
 
 def draw_hand(frame: np.ndarray, cx: float, cy: float, size: float, rng: np.random.Generator) -> None:

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.synth.clutter import draw_random_clutter
 from vision.synth.render import DieSpec, Effects, Glare, draw_dice, top_face
 from vision.synth.scenes import DIE_COLOURS, contrasting_colour
-from vision.synth.clutter import draw_random_clutter
 from vision.synth.tables import SURFACES, draw_surface, random_colour
 from vision.types import as_bgr
 
@@ -33,7 +33,9 @@ class SceneSample:
     values: np.ndarray
 
 
-def _random_die(rng: np.random.Generator, cx: float, cy: float, size: float, lean: float, lean_direction: float) -> DieSpec:
+def _random_die(
+    rng: np.random.Generator, cx: float, cy: float, size: float, lean: float, lean_direction: float
+) -> DieSpec:
     if rng.random() < 0.55:
         body, pips = DIE_COLOURS[int(rng.integers(len(DIE_COLOURS)))]
         body = as_bgr(c + j for c, j in zip(body, rng.integers(-25, 26, 3)))
@@ -65,7 +67,9 @@ def _random_die(rng: np.random.Generator, cx: float, cy: float, size: float, lea
     )
 
 
-def _place(rng: np.random.Generator, count: int, size: float, width: int, height: int) -> list[tuple[float, float, float]]:
+def _place(
+    rng: np.random.Generator, count: int, size: float, width: int, height: int
+) -> list[tuple[float, float, float]]:
     """Centres and sizes of `count` dice: scattered, or now and then heaped together."""
     spread = size * rng.uniform(1.05, 2.0) if rng.random() < 0.3 else size * 1.6
     placed: list[tuple[float, float, float]] = []
@@ -81,7 +85,10 @@ def _place(rng: np.random.Generator, count: int, size: float, width: int, height
         else:
             cx, cy = rng.uniform(-0.1 * s, width + 0.1 * s), rng.uniform(-0.1 * s, height + 0.1 * s)
         if all(math.hypot(cx - x, cy - y) > (s + q) / 2 * 1.05 for x, y, q in placed):
-            if all(math.hypot(cx - x, cy - y) > min(spread, (s + q) * 0.55) for x, y, q in placed) or rng.random() < 0.5:
+            if (
+                all(math.hypot(cx - x, cy - y) > min(spread, (s + q) * 0.55) for x, y, q in placed)
+                or rng.random() < 0.5
+            ):
                 placed.append((cx, cy, s))
     return placed
 
@@ -98,7 +105,13 @@ def _tray(frame: np.ndarray, rng: np.random.Generator) -> tuple[int, int, int, i
     wall = max(3, int(min(width, height) * rng.uniform(0.02, 0.08)))
     colour = random_colour(rng)
     cv2.rectangle(frame, (x0, y0), (x1, y1), colour, wall)
-    cv2.rectangle(frame, (x0 - wall // 2, y0 - wall // 2), (x1 + wall // 2, y1 + wall // 2), tuple(int(c * 0.6) for c in colour), max(1, wall // 3))
+    cv2.rectangle(
+        frame,
+        (x0 - wall // 2, y0 - wall // 2),
+        (x1 + wall // 2, y1 + wall // 2),
+        tuple(int(c * 0.6) for c in colour),
+        max(1, wall // 3),
+    )
     shadow: np.ndarray = np.zeros((height, width), np.float32)
     dx, dy = rng.integers(-3, 4, 2) * wall
     cv2.rectangle(shadow, (x0, y0), (x1, y1), 1.0, wall * 2)
@@ -130,7 +143,13 @@ def _camera(frame: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         kernel = np.zeros((n, n), np.float32)
         angle = rng.uniform(0, math.pi)
         c = n // 2
-        cv2.line(kernel, (int(c - c * math.cos(angle)), int(c - c * math.sin(angle))), (int(c + c * math.cos(angle)), int(c + c * math.sin(angle))), 1.0, 1)
+        cv2.line(
+            kernel,
+            (int(c - c * math.cos(angle)), int(c - c * math.sin(angle))),
+            (int(c + c * math.cos(angle)), int(c + c * math.sin(angle))),
+            1.0,
+            1,
+        )
         image = cv2.filter2D(image, -1, kernel / kernel.sum())
     if rng.random() < 0.7:
         sigma = rng.uniform(1, 10)
@@ -151,8 +170,12 @@ def _perspective(width: int, height: int, rng: np.random.Generator, strength: fl
     squash = 1 - strength * rng.uniform(0.1, 0.3)
     src = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
     top = height * (1 - squash)
-    dst = np.array([[width * shrink / 2, top], [width * (1 - shrink / 2), top], [width, height], [0, height]], np.float32)
-    turn = cv2.getRotationMatrix2D((width / 2, height / 2), float(rng.uniform(-180, 180)) if rng.random() < 0.3 else 0.0, 1.0)
+    dst = np.array(
+        [[width * shrink / 2, top], [width * (1 - shrink / 2), top], [width, height], [0, height]], np.float32
+    )
+    turn = cv2.getRotationMatrix2D(
+        (width / 2, height / 2), float(rng.uniform(-180, 180)) if rng.random() < 0.3 else 0.0, 1.0
+    )
     turn3 = np.vstack([turn, [0, 0, 1]])
     return cv2.getPerspectiveTransform(src, dst) @ turn3
 
@@ -193,7 +216,12 @@ def random_sample(
     lean_direction = 90.0 if rng.random() < 0.7 else float(rng.uniform(0, 360))
     dice = tuple(_random_die(rng, x, y, s, lean, lean_direction) for x, y, s in spots)
     glares = tuple(
-        Glare(d.cx + rng.uniform(-0.4, 0.4) * d.size, d.cy + rng.uniform(-0.4, 0.4) * d.size, d.size * rng.uniform(0.04, 0.2), float(rng.uniform(0.4, 1.0)))
+        Glare(
+            d.cx + rng.uniform(-0.4, 0.4) * d.size,
+            d.cy + rng.uniform(-0.4, 0.4) * d.size,
+            d.size * rng.uniform(0.04, 0.2),
+            float(rng.uniform(0.4, 1.0)),
+        )
         for d in dice
         if rng.random() < 0.2
     )
@@ -228,5 +256,15 @@ def random_sample(
 
     centre_array = corners.mean(axis=1) if len(corners) else np.zeros((0, 2), np.float32)
     size_array = (corners.max(axis=1) - corners.min(axis=1)) if len(corners) else np.zeros((0, 2), np.float32)
-    inside = (centre_array[:, 0] >= 0) & (centre_array[:, 0] < width) & (centre_array[:, 1] >= 0) & (centre_array[:, 1] < height)
-    return SceneSample(frame, centre_array[inside].astype(np.float32), size_array[inside].astype(np.float32), np.asarray(values, np.int64)[inside])
+    inside = (
+        (centre_array[:, 0] >= 0)
+        & (centre_array[:, 0] < width)
+        & (centre_array[:, 1] >= 0)
+        & (centre_array[:, 1] < height)
+    )
+    return SceneSample(
+        frame,
+        centre_array[inside].astype(np.float32),
+        size_array[inside].astype(np.float32),
+        np.asarray(values, np.int64)[inside],
+    )

@@ -17,7 +17,6 @@ import numpy as np
 from vision.read.faces import LAYOUTS
 from vision.types import BGR, DieBox, as_bgr
 
-
 BACKGROUNDS = ("wood", "cloth", "felt", "plain", "tray", "sheet")
 PIP_SHAPES = ("round", "square", "ring")
 
@@ -295,7 +294,9 @@ def _rounded_square(mask: np.ndarray, big: int, radius: int) -> None:
             cv2.circle(mask, (x, y), radius, 255, -1)
 
 
-def _draw_pips(image: np.ndarray, value: int, big: int, die: DieSpec, colour: BGR, mirror: bool = False, shift: float = 0.0) -> None:
+def _draw_pips(
+    image: np.ndarray, value: int, big: int, die: DieSpec, colour: BGR, mirror: bool = False, shift: float = 0.0
+) -> None:
     r = big * 0.085 * die.pip_scale
     colour = as_bgr(colour)
     for px, py in _PIP_LAYOUT[value]:

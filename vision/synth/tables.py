@@ -95,7 +95,9 @@ def _print(rng: np.random.Generator, height: int, width: int, base: BGR) -> np.n
                 elif kind == 2:
                     for k in range(5):
                         a = k * 2 * math.pi / 5
-                        cv2.circle(image, (int(x + r * math.cos(a)), int(y + r * math.sin(a))), max(1, r // 2), colour, -1)
+                        cv2.circle(
+                            image, (int(x + r * math.cos(a)), int(y + r * math.sin(a))), max(1, r // 2), colour, -1
+                        )
                 else:
                     cv2.ellipse(image, (x, y), (r, max(1, r // 2)), float(rng.uniform(0, 180)), 0, 360, colour, -1)
     return image.astype(np.float32)

@@ -23,7 +23,9 @@ def _render(job: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
     for i in range(count):
         sample = random_sample(rng, side, side)
         frames[i] = sample.frame
-        boxes.append(np.concatenate([np.full((len(sample.centres), 1), i, np.float32), sample.centres, sample.sizes], 1))
+        boxes.append(
+            np.concatenate([np.full((len(sample.centres), 1), i, np.float32), sample.centres, sample.sizes], 1)
+        )
     return frames, np.concatenate(boxes) if boxes else np.zeros((0, 5), np.float32)
 
 
@@ -37,4 +39,3 @@ def build(count: int, seed: int, side: int = 320, workers: int = 2) -> tuple[np.
     offsets = np.cumsum([0] + [len(p[0]) for p in parts[:-1]])
     boxes = np.concatenate([p[1] + np.array([[off, 0, 0, 0, 0]], np.float32) for p, off in zip(parts, offsets)])
     return frames, boxes
-

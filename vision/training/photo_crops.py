@@ -84,7 +84,6 @@ def negative_boxes(dice: list[DieBox], width: int, height: int, rng: np.random.G
     return boxes
 
 
-
 def extract(
     root: str | os.PathLike[str],
     split: str,

@@ -70,7 +70,9 @@ def negative(rng: np.random.Generator, size: float) -> np.ndarray:
     box = DieBox(centre, centre, size * rng.uniform(0.9, 1.3), size * rng.uniform(0.9, 1.3), float(rng.uniform(0, 90)))
     if kind == "table":
         extra = _neighbours(rng, centre, centre, size * 0.9, int(rng.choice((0, 1, 2))))
-        frame = render(_scene(rng, size, None, [d for d in extra if math.hypot(d.cx - centre, d.cy - centre) > 1.3 * size])).frame
+        frame = render(
+            _scene(rng, size, None, [d for d in extra if math.hypot(d.cx - centre, d.cy - centre) > 1.3 * size])
+        ).frame
     elif kind == "object":
         frame = render(_scene(rng, size, None, [])).frame
         _draw_object(frame, rng, centre, size)
@@ -104,7 +106,9 @@ def _draw_object(frame: np.ndarray, rng: np.random.Generator, centre: float, siz
     if shape == "coin":
         metal = np.array(((60, 160, 200), (170, 170, 170), (50, 110, 170))[rng.integers(3)], float)
         for k in range(r, 0, -1):  # light from one side
-            cv2.circle(frame, c, k, tuple(float(v) for v in np.clip(metal * (0.7 + 0.5 * k / r), 0, 255)), -1, cv2.LINE_AA)
+            cv2.circle(
+                frame, c, k, tuple(float(v) for v in np.clip(metal * (0.7 + 0.5 * k / r), 0, 255)), -1, cv2.LINE_AA
+            )
         cv2.circle(frame, c, int(r * 0.85), tuple(float(v) for v in metal * 0.8), max(1, r // 12), cv2.LINE_AA)
     elif shape == "chip":
         cv2.circle(frame, c, r, colour, -1, cv2.LINE_AA)
@@ -119,9 +123,21 @@ def _draw_object(frame: np.ndarray, rng: np.random.Generator, centre: float, siz
         points = np.stack([c[0] + radii * np.cos(angles), c[1] + radii * np.sin(angles)], 1).astype(np.int32)
         cv2.fillPoly(frame, [points], colour, cv2.LINE_AA)
     elif shape == "card":
-        rect = ((centre, centre), (size * rng.uniform(1.2, 2.5), size * rng.uniform(0.6, 1.2)), float(rng.uniform(0, 180)))
+        rect = (
+            (centre, centre),
+            (size * rng.uniform(1.2, 2.5), size * rng.uniform(0.6, 1.2)),
+            float(rng.uniform(0, 180)),
+        )
         cv2.fillPoly(frame, [cv2.boxPoints(rect).astype(np.int32)], colour, cv2.LINE_AA)
-        cv2.putText(frame, str(rng.integers(2, 10)), (c[0] - r // 2, c[1] + r // 2), cv2.FONT_HERSHEY_SIMPLEX, r / 25, random_colour(rng), 2)
+        cv2.putText(
+            frame,
+            str(rng.integers(2, 10)),
+            (c[0] - r // 2, c[1] + r // 2),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            r / 25,
+            random_colour(rng),
+            2,
+        )
     else:
         cv2.circle(frame, c, r, colour, max(2, r // 4), cv2.LINE_AA)
 
@@ -139,4 +155,3 @@ def build(count: int, seed: int, sizes: tuple[float, float] = (20.0, 110.0)) -> 
             value = int(rng.integers(1, 7))
             crops[i], labels[i] = positive(rng, value, size), value - 1
     return {"crops": crops, "labels": labels}
-

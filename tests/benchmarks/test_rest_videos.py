@@ -8,7 +8,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from photo_sets import write_photo_set
+from rendered_photo_set import write_photo_set
 
 from benchmarks.rest_bench import score, watch_video
 from benchmarks.rest_videos import HEIGHT, WIDTH, VideoStyle, VideoTruth, labelled_photos, make_video

@@ -27,6 +27,7 @@ from web.games import (
 )
 from web.inputs import load_json, whole_number
 from web.live import ALL_GAMES, Broker
+from web.lookup import book
 from web.seats import Actor, actor_for, give_seat, seated
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -40,10 +41,6 @@ class ApiError(Exception):
     def __init__(self, status: int, message: str, **extra: Any) -> None:
         super().__init__(message)
         self.status, self.message, self.extra = status, message, extra
-
-
-def book() -> GameBook:
-    return current_app.extensions["dicekeeper.games"]
 
 
 def broker() -> Broker:

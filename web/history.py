@@ -7,26 +7,21 @@ import io
 import json
 from typing import Any
 
-from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, url_for
+from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 
 from scorekeeper import Event, Game, LogEntry, ScorekeeperError, TurnRecord
 from web import db as database
-from web.access import token_from
 from web.chart import score_chart
 from web.games import GameBook, GameNotFound, GameRecord, import_payload, replay_problem, utc_now
 from web.games import player_names as checked_names
 from web.inputs import InputError, load_json
-from web.seats import actor_for
+from web.lookup import book, game_and_actor
 from web.stats import average_turn_chart, player_stats, stored_games
 
 bp = Blueprint("history", __name__, url_prefix="/history")
 
 EXPORT_FORMAT = "dicekeeper-game/1"
-
-
-def book() -> GameBook:
-    return current_app.extensions["dicekeeper.games"]
 
 
 def load(game_id: int) -> tuple[GameRecord, Game]:
@@ -222,12 +217,7 @@ def stats() -> ResponseReturnValue:
 
 def table_record(game_id: int) -> GameRecord:
     """The game, when the request carries its table token (the browser that holds it sends it)."""
-    conn = database.get_db()
-    try:
-        record = book().record(conn, game_id)
-    except GameNotFound:
-        abort(404, f"There is no game {game_id}.")
-    actor = actor_for(conn, record, token_from(request))
+    record, actor = game_and_actor(game_id)
     if actor is None or not actor.is_table:
         abort(403, "Only the device that started this game (it holds the game's secret token) can change it here.")
     return record

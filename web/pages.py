@@ -14,18 +14,15 @@ from scorekeeper import DEFAULT_PRESET, HOUSE_RULES, PRESETS, ScorekeeperError, 
 from web import db as database
 from web.access import token_from
 from web.dice_sources import SOURCES, camera_present
-from web.games import MAX_PLAYERS, GameBook, GameNotFound, GameRecord, InputError, ruleset_from_request
+from web.games import MAX_PLAYERS, GameRecord, InputError, ruleset_from_request
+from web.lookup import book, game_and_actor
 from web.presets import LABELS, label
-from web.seats import Actor, actor_for, give_seat, seated
+from web.seats import Actor, give_seat, seated
 
 bp = Blueprint("pages", __name__)
 
 # Knobs the form shows by themselves; the rest go under "More rules".
 MAIN_KNOBS = ("target", "entry", "starts")
-
-
-def book() -> GameBook:
-    return current_app.extensions["dicekeeper.games"]
 
 
 def base_url() -> str:
@@ -118,19 +115,14 @@ def create_game() -> ResponseReturnValue:
 
 
 def game_for_page(game_id: int, seats_welcome: bool = False) -> tuple[GameRecord, dict[str, Any], Actor]:
-    conn = database.get_db()
-    try:
-        record = book().record(conn, game_id)
-    except GameNotFound:
-        abort(404, f"There is no game {game_id}.")
-    actor = actor_for(conn, record, token_from(request))
+    record, actor = game_and_actor(game_id)
     if actor is None or (not actor.is_table and not seats_welcome):
         abort(
             403,
             "This game can only be opened with its link, which carries a secret token: "
             "scan the QR code on the table view.",
         )
-    return record, book().state(conn, game_id), actor
+    return record, book().state(database.get_db(), game_id), actor
 
 
 def play_link(record: GameRecord, token: str) -> str:

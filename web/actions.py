@@ -112,9 +112,9 @@ def _roll_for_start(game: Game, source: str, roller: Roller, face: object) -> No
 def _one_face(dice: object) -> object:
     if dice is None:
         return None
-    if len(dice) != 1:  # type: ignore[arg-type]
+    if not isinstance(dice, list) or len(dice) != 1:
         raise IllegalRollOff("the roll-off for the first turn comes first: the player rolls one die")
-    return dice[0]  # type: ignore[index]
+    return dice[0]
 
 
 def _dice_field(payload: Mapping[str, object]) -> object:

@@ -187,11 +187,11 @@ def follow_rematch(game_id: int) -> ResponseReturnValue:
     fresh = book().rematch_of(conn, record.id)
     if fresh is None:
         abort(404, f"No rematch of game {game_id} has been started yet: press Rematch on the table view.")
-    if actor.is_table:
+    if actor.seat is None:  # the table
         view = "pages.play" if request.args.get("view") == "play" else "pages.table"
         return redirect(url_for(view, game_id=fresh.id, token=fresh.token))
     _, state = book().snapshot(conn, record.id)
-    name = state.players[actor.seat].name  # type: ignore[index]
+    name = state.players[actor.seat].name
     if name not in fresh.players:
         abort(403, f"{name} is not in the rematch.")
     seat_token = give_seat(conn, fresh, fresh.players.index(name), len(fresh.players))

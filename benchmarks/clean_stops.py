@@ -16,12 +16,13 @@ import json
 import re
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from benchmarks.serve_process import start_serve
 
 
 @dataclass(frozen=True)
@@ -87,25 +88,7 @@ def _get(host: str, port: int, path: str) -> dict[str, object]:
 
 def one_stop(database: Path, which: signal.Signals = signal.SIGTERM, run_for: float = 1.0) -> StopResult:
     """One server started, busy for `run_for` seconds, and stopped with `which`."""
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "dicekeeper",
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--db",
-            str(database),
-            "--source",
-            "demo",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process = start_serve(database, "demo")
     streams: list[_StreamReader] = []
     try:
         assert process.stdout is not None and process.stderr is not None

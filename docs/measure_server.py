@@ -21,31 +21,16 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from scorekeeper import Game, IllegalAction, preset
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.serve_process import start_serve  # noqa: E402
+from scorekeeper import Game, IllegalAction, preset  # noqa: E402
 
 
 # ---- a server process and a client ------------------------------------------------------------------
 class Server:
     def __init__(self, db: Path, source: str = "manual") -> None:
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "dicekeeper",
-                "serve",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                "0",
-                "--db",
-                str(db),
-                "--source",
-                source,
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
+        self.process = start_serve(db, source, stderr=subprocess.DEVNULL)
         lines = []
         while True:
             line = self.process.stdout.readline()

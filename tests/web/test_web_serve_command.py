@@ -6,13 +6,13 @@ import json
 import re
 import signal
 import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 
+from benchmarks.serve_process import start_serve
 from dicekeeper import cli
 from dicekeeper.commands import serve
 
@@ -66,25 +66,7 @@ def read_until(process: subprocess.Popen, marker: str, seconds: float = 20) -> l
 
 def test_a_real_server_prints_links_serves_and_stops_cleanly(tmp_path):
     database = tmp_path / "served.sqlite3"
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "dicekeeper",
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--db",
-            str(database),
-            "--source",
-            "camera",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process = start_serve(database, "camera")
     try:
         lines = read_until(process, "Press Ctrl+C")
         text = "\n".join(lines)
@@ -117,25 +99,7 @@ def test_a_real_server_prints_links_serves_and_stops_cleanly(tmp_path):
         process.stdout.close()
         process.stderr.close()
 
-    again = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "dicekeeper",
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--db",
-            str(database),
-            "--source",
-            "virtual",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    again = start_serve(database, "virtual")
     try:
         text = "\n".join(read_until(again, "Press Ctrl+C"))
         assert "Game 1 (Player 1, Player 2, family)" in text and "Game 2" not in text  # resumed, no new game

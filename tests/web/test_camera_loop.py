@@ -115,6 +115,12 @@ def scripted(tmp_path: Path, workers) -> Iterator[tuple[Flask, ScriptedSource, l
     yield workers(app), source, script
 
 
+def camera_app(database: Path, source: Any, **config: Any) -> Flask:
+    """A camera game's app reading `source` with the pips reader (no model needed)."""
+    settings = {"TESTING": True, "DATABASE": str(database), "DICE_SOURCE": "camera", "CAMERA_SOURCE": source}
+    return create_app({**settings, "CAMERA_READER": DiceReader(mode="pips"), **config})
+
+
 def new_game(client, **create: Any) -> tuple[int, dict[str, str]]:
     body = client.post("/api/games", json={"players": ["Ann", "Bob"], "rules": "farkle", **create}).get_json()
     assert body["state"]["source"] == "camera"
@@ -362,16 +368,9 @@ def test_the_camera_vanishes_mid_game_the_dashboard_says_so_and_the_game_goes_on
     table = DemoTable(seed=3, width=640, height=360, fps=30, autoplay=False)
     camera = DemoCamera(table)
     app = workers(
-        create_app(
-            {
-                "TESTING": True,
-                "DATABASE": str(tmp_path / "vanish.sqlite3"),
-                "DICE_SOURCE": "camera",
-                "CAMERA_SOURCE": lambda: CameraSource(
-                    "/dev/video9", opener=camera, backoff=Backoff(first=0.05, longest=0.2)
-                ).start(),
-                "CAMERA_READER": DiceReader(mode="pips"),
-            }
+        camera_app(
+            tmp_path / "vanish.sqlite3",
+            lambda: CameraSource("/dev/video9", opener=camera, backoff=Backoff(first=0.05, longest=0.2)).start(),
         )
     )
     loop: CameraLoop = app.extensions["dicekeeper.camera"]
@@ -408,17 +407,7 @@ def test_the_camera_vanishes_mid_game_the_dashboard_says_so_and_the_game_goes_on
 def test_a_camera_that_stops_sending_frames_is_reported_within_2_s_and_picked_up_again(tmp_path: Path, workers) -> None:
     table = DemoTable(seed=3, width=640, height=360, fps=30, autoplay=False)
     camera = DemoCamera(table)
-    app = workers(
-        create_app(
-            {
-                "TESTING": True,
-                "DATABASE": str(tmp_path / "stall.sqlite3"),
-                "DICE_SOURCE": "camera",
-                "CAMERA_SOURCE": lambda: CameraSource("/dev/video9", opener=camera).start(),
-                "CAMERA_READER": DiceReader(mode="pips"),
-            }
-        )
-    )
+    app = workers(camera_app(tmp_path / "stall.sqlite3", lambda: CameraSource("/dev/video9", opener=camera).start()))
     client = app.test_client()
     game_id, _ = new_game(client)
     table.ask(6, key="first")
@@ -459,18 +448,7 @@ def test_a_video_that_ends_is_reported_and_a_new_recording_resumes_the_game(tmp_
     video = tmp_path / "table.avi"
     table.ask(6, key=1)
     write_video(video, film(table, 1, after=20), 15)
-    app = workers(
-        create_app(
-            {
-                "TESTING": True,
-                "DATABASE": str(tmp_path / "video.sqlite3"),
-                "DICE_SOURCE": "camera",
-                "CAMERA_SOURCE": str(video),
-                "CAMERA_READER": DiceReader(mode="pips"),
-                "CAMERA_RETRY_AFTER": 0.2,
-            }
-        )
-    )
+    app = workers(camera_app(tmp_path / "video.sqlite3", str(video), CAMERA_RETRY_AFTER=0.2))
     loop: CameraLoop = app.extensions["dicekeeper.camera"]
     client = app.test_client()
     try:

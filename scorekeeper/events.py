@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, dataclass_transform
 
 from scorekeeper.dice import parse_face, parse_faces
 from scorekeeper.errors import DiceError, MalformedInput
@@ -19,9 +19,22 @@ __all__ = [
 ]  # fmt: skip
 
 
+EVENT_TYPES: dict[str, type[Event]] = {}
+"""Each event class by its `kind`, filled as the classes below are declared."""
+
+
+@dataclass_transform(frozen_default=True)
 @dataclass(frozen=True)
 class Event:
+    """Each event is a frozen dataclass declared as `class Name(Event, kind="its JSON type")`."""
+
     kind: ClassVar[str] = ""
+
+    def __init_subclass__(cls, kind: str) -> None:
+        super().__init_subclass__()
+        cls.kind = kind
+        dataclass(frozen=True)(cls)
+        EVENT_TYPES[kind] = cls
 
     def to_dict(self) -> dict[str, object]:
         """The event as JSON: its type, then its fields in order, tuples as lists."""
@@ -32,142 +45,84 @@ class Event:
         return data
 
 
-@dataclass(frozen=True)
-class Thrown(Event):
+class Thrown(Event, kind="throw"):
     """The player to act threw the dice in play and they show these faces."""
 
     faces: tuple[int, ...]
-    kind: ClassVar[str] = "throw"
 
 
-@dataclass(frozen=True)
-class Kept(Event):
+class Kept(Event, kind="keep"):
     """Dice set aside from the last throw."""
 
     dice: tuple[int, ...]
-    kind: ClassVar[str] = "keep"
 
 
-@dataclass(frozen=True)
-class Banked(Event):
+class Banked(Event, kind="bank"):
     """The player ends the turn and adds the turn total to the score."""
 
-    kind: ClassVar[str] = "bank"
 
-
-@dataclass(frozen=True)
-class Piggybacked(Event):
+class Piggybacked(Event, kind="piggyback"):
     """The player takes over the dice and the turn total the previous player left."""
 
-    kind: ClassVar[str] = "piggyback"
 
-
-@dataclass(frozen=True)
-class Corrected(Event):
+class Corrected(Event, kind="correct"):
     """The last throw was misread: these are its real faces."""
 
     faces: tuple[int, ...]
-    kind: ClassVar[str] = "correct"
 
 
-@dataclass(frozen=True)
-class Undone(Event):
+class Undone(Event, kind="undo"):
     """Takes back the last event that is still in effect."""
 
-    kind: ClassVar[str] = "undo"
 
-
-@dataclass(frozen=True)
-class TurnUndone(Event):
+class TurnUndone(Event, kind="undo-turn"):
     """Takes back every event of the current turn, or of the last finished turn when the current
     one has not begun."""
 
-    kind: ClassVar[str] = "undo-turn"
 
-
-@dataclass(frozen=True)
-class Redone(Event):
+class Redone(Event, kind="redo"):
     """Puts back what the last undo took back; any other new event ends what can be redone."""
 
-    kind: ClassVar[str] = "redo"
 
-
-@dataclass(frozen=True)
-class StartRolled(Event):
+class StartRolled(Event, kind="start-roll"):
     """The next player of the roll-off for the first turn rolled one die and it shows `face`."""
 
     face: int
-    kind: ClassVar[str] = "start-roll"
 
 
-@dataclass(frozen=True)
-class PointsEntered(Event):
+class PointsEntered(Event, kind="points"):
     """Points typed for a throw of real dice that nobody read ("+350")."""
 
     points: int
-    kind: ClassVar[str] = "points"
 
 
-@dataclass(frozen=True)
-class FarkleDeclared(Event):
+class FarkleDeclared(Event, kind="farkle"):
     """A farkle typed by hand: the turn ends with nothing."""
 
-    kind: ClassVar[str] = "farkle"
 
-
-@dataclass(frozen=True)
-class Renamed(Event):
+class Renamed(Event, kind="rename"):
     """The player in seat `player` (0 first) is called `name` from now on."""
 
     player: int
     name: str
-    kind: ClassVar[str] = "rename"
 
 
-@dataclass(frozen=True)
-class TargetChanged(Event):
+class TargetChanged(Event, kind="target"):
     """The score that wins the game is `target` from now on."""
 
     target: int
-    kind: ClassVar[str] = "target"
 
 
-@dataclass(frozen=True)
-class PlayerAdded(Event):
+class PlayerAdded(Event, kind="add-player"):
     """A new player takes the last seat, between two turns."""
 
     name: str
-    kind: ClassVar[str] = "add-player"
 
 
-@dataclass(frozen=True)
-class PlayerRemoved(Event):
+class PlayerRemoved(Event, kind="remove-player"):
     """The player in seat `player` leaves the game between two turns; the seat keeps its history."""
 
     player: int
-    kind: ClassVar[str] = "remove-player"
-
-
-EVENT_TYPES: dict[str, type[Event]] = {
-    cls.kind: cls
-    for cls in (
-        Thrown,
-        Kept,
-        Banked,
-        Piggybacked,
-        Corrected,
-        Undone,
-        TurnUndone,
-        Redone,
-        StartRolled,
-        PointsEntered,
-        FarkleDeclared,
-        Renamed,
-        TargetChanged,
-        PlayerAdded,
-        PlayerRemoved,
-    )
-}
 
 
 MAX_PLAYER_NAME = 40

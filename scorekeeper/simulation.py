@@ -24,7 +24,7 @@ MAX_TURNS = 5000
 Z95 = 1.959963984540054
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class GameResult:
     """One finished game; every tuple is in the order the strategies were given, not the seating order."""
 

@@ -217,10 +217,10 @@ def random_sample(
     dice = tuple(_random_die(rng, x, y, s, lean, lean_direction) for x, y, s in spots)
     glares = tuple(
         Glare(
-            d.cx + rng.uniform(-0.4, 0.4) * d.size,
-            d.cy + rng.uniform(-0.4, 0.4) * d.size,
-            d.size * rng.uniform(0.04, 0.2),
-            float(rng.uniform(0.4, 1.0)),
+            cx=d.cx + rng.uniform(-0.4, 0.4) * d.size,
+            cy=d.cy + rng.uniform(-0.4, 0.4) * d.size,
+            radius=d.size * rng.uniform(0.04, 0.2),
+            strength=float(rng.uniform(0.4, 1.0)),
         )
         for d in dice
         if rng.random() < 0.2

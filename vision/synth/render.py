@@ -71,7 +71,7 @@ class DieSpec:
     marble_seed: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Glare:
     """A bright highlight in frame pixels, e.g. a lamp reflected on a die."""
 

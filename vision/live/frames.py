@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Literal, Protocol
 
 import numpy as np
@@ -41,14 +41,7 @@ class SourceState:
     reconnects: int = 0
 
     def to_dict(self) -> dict[str, object]:
-        return {
-            "name": self.name,
-            "status": self.status,
-            "message": self.message,
-            "frames": self.frames,
-            "fps": round(self.fps, 1),
-            "reconnects": self.reconnects,
-        }
+        return {**asdict(self), "fps": round(self.fps, 1)}
 
 
 class FrameSource(Protocol):

@@ -316,10 +316,6 @@ class SettleDetector:
         return x0 <= reading.box.cx <= x1 and y0 <= reading.box.cy <= y1
 
 
-class DiceReaderLike(Protocol):
-    def read(self, frame_bgr: np.ndarray) -> list[DieReading]: ...
-
-
 @dataclass(frozen=True)
 class Observation:
     """What the watcher made of one frame."""
@@ -330,6 +326,12 @@ class Observation:
     readings: tuple[DieReading, ...] | None  # None: this frame was not read
     status: SettleStatus
     settled: SettledThrow | None = None
+
+
+class DiceReaderLike(Protocol):
+    """What the watcher reads still frames with, like `vision.read.reader.DiceReader`."""
+
+    def read(self, frame_bgr: np.ndarray) -> list[DieReading]: ...
 
 
 class ThrowWatcher:

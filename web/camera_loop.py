@@ -25,6 +25,7 @@ from vision.live.frames import RateMeter
 from vision.live.settle import DiceReaderLike, SettleConfig, ThrowWatcher
 from vision.live.sources import BaseSource, SourceError, SourceState, open_source
 from web import db as database
+from web.background import BackgroundWorker
 from web.demo_driver import DemoDriver
 from web.frame_cache import FrameCache
 from web.games import GameBook
@@ -88,7 +89,7 @@ def source_factory(spec: str, seed: int = 1) -> SourceFactory:
     return open_it
 
 
-class CameraLoop:
+class CameraLoop(BackgroundWorker):
     """Frames in, throws recorded. `start()` runs it in a daemon thread; `stop()` ends it and
     releases the source."""
 
@@ -105,8 +106,8 @@ class CameraLoop:
         on_stop: Callable[[], None] | None = None,
         recorder: ThrowRecorder | None = None,
     ) -> None:
+        super().__init__("camera loop", broker)
         self.database_path = database_path
-        self.broker = broker
         self.open_source = open_source
         self.config = config or SettleConfig(read_interval=0.1, read_share=0.5)
         self.watcher = ThrowWatcher(reader, self.config)
@@ -116,8 +117,6 @@ class CameraLoop:
         self.recorder = recorder or ThrowRecorder(book, broker, doubtful_below)
         self.demo = DemoDriver(book, broker, self.recorder)
         self._lock = threading.Lock()  # guards the fields below
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
         self._source: BaseSource | None = None
         self._source_state = SourceState("camera", "starting", "starting")
         self._error = ""
@@ -127,29 +126,17 @@ class CameraLoop:
         self._conn: Any = None
 
     # ---- running -------------------------------------------------------------------------------
-    def start(self) -> CameraLoop:
-        self._thread = threading.Thread(target=self._run, name="camera loop", daemon=True)
-        self._thread.start()
-        return self
-
     def stop(self, timeout: float = 5.0) -> None:
         self._stop.set()
         source = self._source
         if source is not None:
             source.close()
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(timeout)
+        super().stop(timeout)
         self.frames.wake()
 
     @property
     def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive() and not self._stopping()
-
-    def _stopping(self) -> bool:
-        """Asked to stop, or the server is shutting down (its broker closed)."""
-        if self.broker.closed:
-            self._stop.set()
-        return self._stop.is_set()
+        return super().running and not self._stopping()
 
     def _run(self) -> None:
         self._conn = database.connect(self.database_path)

@@ -12,7 +12,6 @@ import json
 import logging
 import random
 import sqlite3
-import threading
 import time
 from typing import Any
 
@@ -20,6 +19,7 @@ from flask import Flask
 
 from scorekeeper.players import choose_action, computer_strategy
 from web import db as database
+from web.background import BackgroundWorker
 from web.games import GameBook, GameNotFound, StaleVersion, is_computer
 from web.live import ALL_GAMES, Broker
 
@@ -34,7 +34,7 @@ CANDIDATES = """
 """
 
 
-class ComputerPlayers:
+class ComputerPlayers(BackgroundWorker):
     """Plays the `*` players of every virtual game in one database. `start()` runs it in a daemon
     thread; it stops on `stop()` or when the broker closes (the server shutting down)."""
 
@@ -48,9 +48,9 @@ class ComputerPlayers:
         rescan: float = 2.0,
         rng: random.Random | None = None,
     ) -> None:
+        super().__init__("computer players", broker)
         self.database_path = database_path
         self.book = book
-        self.broker = broker
         self.pace = pace  # seconds before each move, so people can follow it
         self.poll = poll  # how often an idle worker looks at its stop flag
         self.rescan = rescan  # how often an idle worker looks for moves of other processes
@@ -58,32 +58,11 @@ class ComputerPlayers:
         self.moves = 0  # actions recorded
         self.conflicts = 0  # actions refused because someone acted first
         self.errors = 0
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
         # Games checked at a version where no computer is to act (or where acting failed): skipped
         # until they change.
         self._idle_at: dict[int, int] = {}
 
     # ---- running -------------------------------------------------------------------------------
-    def start(self) -> ComputerPlayers:
-        self._thread = threading.Thread(target=self._run, name="computer players", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self, timeout: float = 5.0) -> None:
-        self._stop.set()
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(timeout)
-
-    @property
-    def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
-
-    def _stopping(self) -> bool:
-        if self.broker.closed:
-            self._stop.set()
-        return self._stop.is_set()
-
     def _run(self) -> None:
         conn = database.connect(self.database_path)
         try:

@@ -7,11 +7,14 @@ say that no camera runs.
 
 from __future__ import annotations
 
+import functools
+import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
+from flask.typing import ResponseReturnValue
 
 from scorekeeper import DiceError, IllegalAction, RulesError
 from web import db as database
@@ -97,23 +100,30 @@ def stream():
     )
 
 
-def _game_with_token(game_id: int):
-    book: GameBook = current_app.extensions["dicekeeper.games"]
-    conn = database.get_db()
-    try:
-        record = book.record(conn, game_id)
-    except GameNotFound as exc:
-        return None, _error(404, str(exc))
-    if not allowed(token_from(request), record.token):
-        return None, _error(403, "this game needs its token: open the link from the table view's QR code")
-    return conn, None
+def _needs_game_token(
+    view: Callable[[sqlite3.Connection, int], ResponseReturnValue],
+) -> Callable[[int], ResponseReturnValue]:
+    """The view of one game, called with the database once the request's token opens the game;
+    404 for no such game, 403 for any other token."""
+
+    @functools.wraps(view)
+    def checked(game_id: int) -> ResponseReturnValue:
+        book: GameBook = current_app.extensions["dicekeeper.games"]
+        conn = database.get_db()
+        try:
+            record = book.record(conn, game_id)
+        except GameNotFound as exc:
+            return _error(404, str(exc))
+        if not allowed(token_from(request), record.token):
+            return _error(403, "this game needs its token: open the link from the table view's QR code")
+        return view(conn, game_id)
+
+    return checked
 
 
 @bp.get("/games/<int:game_id>/pending")
-def pending(game_id: int):
-    conn, failure = _game_with_token(game_id)
-    if failure:
-        return failure
+@_needs_game_token
+def pending(conn: sqlite3.Connection, game_id: int):
     loop = camera_loop()
     proposal = loop.recorder.pending(conn, game_id) if loop is not None else None
     return jsonify({"pending": proposal.to_dict() if proposal is not None else None})
@@ -128,11 +138,9 @@ def _body() -> dict[str, Any] | None:
 
 
 @bp.post("/games/<int:game_id>/confirm")
-def confirm(game_id: int):
+@_needs_game_token
+def confirm(conn: sqlite3.Connection, game_id: int):
     """Body: {"proposal": id, "dice": [faces as the player sees them], "version": n (optional)}."""
-    conn, failure = _game_with_token(game_id)
-    if failure:
-        return failure
     loop = camera_loop()
     if loop is None:
         return _error(404, "no camera source configured")
@@ -153,10 +161,8 @@ def confirm(game_id: int):
 
 
 @bp.post("/games/<int:game_id>/dismiss")
-def dismiss(game_id: int):
-    conn, failure = _game_with_token(game_id)
-    if failure:
-        return failure
+@_needs_game_token
+def dismiss(conn: sqlite3.Connection, game_id: int):
     loop = camera_loop()
     body = _body()
     if loop is None or body is None or not isinstance(body.get("proposal"), int):

@@ -25,14 +25,6 @@ LEFT, RIGHT, TOP, BOTTOM = 56, 16, 16, 36
 
 
 @dataclass(frozen=True)
-class Series:
-    name: str
-    colour: str
-    points: tuple[tuple[float, float], ...]  # (x, y) in SVG coordinates
-    scores: tuple[int, ...]
-
-
-@dataclass(frozen=True)
 class Chart:
     width: int
     height: int
@@ -44,6 +36,14 @@ class Chart:
     right: int = WIDTH - RIGHT
     top: int = TOP
     bottom: int = HEIGHT - BOTTOM
+
+
+@dataclass(frozen=True)
+class Series:
+    name: str
+    colour: str
+    points: tuple[tuple[float, float], ...]  # (x, y) in SVG coordinates
+    scores: tuple[int, ...]
 
 
 def score_chart(players: tuple[str, ...], turns: tuple[TurnRecord, ...], target: int) -> Chart:

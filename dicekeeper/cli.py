@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from dicekeeper import __version__
 
-# Each module has `register(subparsers)`, which adds its sub-commands and sets `func`
-# on them; `func(args)` returns the exit code.
+# Each module has `register(subparsers)`, which adds its sub-commands with `add_command`;
+# `func(args)` returns the exit code.
 COMMAND_MODULES = (
     "dicekeeper.commands.engine",
     "dicekeeper.commands.play",
@@ -36,6 +37,17 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
     return value
+
+
+def add_command(
+    subparsers: argparse._SubParsersAction, name: str, func: Callable[[argparse.Namespace], int]
+) -> argparse.ArgumentParser:
+    """The sub-command `name`, which runs `func`. The first line of `func`'s docstring is its help
+    in the list of commands; the text after the first blank line, if any, its description."""
+    summary, _, rest = inspect.cleandoc(func.__doc__ or "").partition("\n\n")
+    parser = subparsers.add_parser(name, help=summary, description=" ".join(rest.split()) or None)
+    parser.set_defaults(func=func)
+    return parser
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -6,22 +6,21 @@ import argparse
 import math
 from pathlib import Path
 
-from dicekeeper.cli import CliError
+from dicekeeper.cli import CliError, add_command
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "adapt",
-        help="adapt the reader to the table from the throws confirmed on the phone",
-        description="Build the table's nearest-neighbour head from the confirmed throws that `serve` kept "
-        "(next to its database, in table-memory/) and save it there; `serve` uses it at the next start.",
-    )
+    parser = add_command(subparsers, "adapt", run)
     parser.add_argument("--db", type=Path, default=None, help="the server's database (default: the user data folder)")
     parser.add_argument("--memory", type=Path, default=None, help="the table memory folder (default: next to --db)")
-    parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    """adapt the reader to the table from the throws confirmed on the phone
+
+    Build the table's nearest-neighbour head from the confirmed throws that `serve` kept (next to its database,
+    in table-memory/) and save it there; `serve` uses it at the next start.
+    """
     from vision.adapt.learner import build
     from vision.adapt.memory import TableMemory
     from web import default_database

@@ -17,24 +17,23 @@ import threading
 import time
 from typing import Any
 
-from dicekeeper.cli import CliError, positive_int
+from dicekeeper.cli import CliError, add_command, positive_int
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    bench = subparsers.add_parser(
-        "camera-bench",
-        help="measure the live camera's frame rate and its rest-to-page latency",
-        description="Measure the capture-read-annotate frame rate on one core (1280x720 demo frames) and the "
-        "latency from dice at rest to the throw on a connected page (real server, demo table).",
-    )
+    bench = add_command(subparsers, "camera-bench", cmd_bench)
     bench.add_argument("--frames", type=positive_int, default=600, help="frames for the frame-rate part (default 600)")
     bench.add_argument("--throws", type=positive_int, default=20, help="throws for the latency part (default 20)")
     bench.add_argument("--only", choices=("fps", "latency"), default=None, help="run one part only")
     bench.add_argument("--json", action="store_true", help="print the figures as one JSON object")
-    bench.set_defaults(func=cmd_bench)
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    """measure the live camera's frame rate and its rest-to-page latency
+
+    Measure the capture-read-annotate frame rate on one core (1280x720 demo frames) and the latency from dice at
+    rest to the throw on a connected page (real server, demo table).
+    """
     figures: dict[str, Any] = {}
     if args.only in (None, "fps"):
         figures["fps"] = frame_rate(args.frames)

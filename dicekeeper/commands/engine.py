@@ -8,7 +8,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from dicekeeper.cli import CliError
+from dicekeeper.cli import CliError, add_command
 from scorekeeper import (
     DEFAULT_PRESET,
     HOUSE_RULES,
@@ -88,6 +88,7 @@ def _print(obj: object) -> None:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
+    """list the legal keeps of a throw with their points"""
     rules = rules_from_args(args)
     if not args.batch:
         if not args.dice:
@@ -110,12 +111,14 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def cmd_odds(args: argparse.Namespace) -> int:
+    """exact farkle chance and expected points per number of dice"""
     rules = rules_from_args(args)
     _print({"rules": rules.name, "odds": [o.to_dict() for o in odds(rules)]})
     return 0
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
+    """list the presets, or show one as a table"""
     if args.name is None:
         for rules in PRESETS.values():
             _print(rules.to_dict())
@@ -138,19 +141,16 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    score = subparsers.add_parser("score", help="list the legal keeps of a throw with their points")
+    score = add_command(subparsers, "score", cmd_score)
     add_rules_arguments(score)
     score.add_argument("--batch", action="store_true", help="read one throw per line from stdin")
     score.add_argument("dice", nargs="*", metavar="DIE")
-    score.set_defaults(func=cmd_score)
 
-    odds_parser = subparsers.add_parser("odds", help="exact farkle chance and expected points per number of dice")
+    odds_parser = add_command(subparsers, "odds", cmd_odds)
     add_rules_arguments(odds_parser)
-    odds_parser.set_defaults(func=cmd_odds)
 
-    rules = subparsers.add_parser("rules", help="list the presets, or show one as a table")
+    rules = add_command(subparsers, "rules", cmd_rules)
     rules.add_argument("name", nargs="?", help="a preset or a TOML file")
     rules.add_argument("--house", action="append", default=[], metavar="NAME")
     rules.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="settings")
     rules.add_argument("--json", action="store_true", help="print the ruleset as one JSON object")
-    rules.set_defaults(func=cmd_rules)

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from dicekeeper.cli import CliError
+from dicekeeper.cli import CliError, add_command
 from dicekeeper.commands.engine import add_rules_arguments, rules_from_args
 from scorekeeper import DiceError, Game, GameState, MalformedInput, ScorekeeperError
 
@@ -81,6 +81,7 @@ def _load(path: str) -> Game:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
+    """keep score from action lines on stdin (throw, keep, bank, +350, undo...)"""
     if args.load:
         game = _load(args.load)
     else:
@@ -108,11 +109,8 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    play = subparsers.add_parser(
-        "play", help="keep score from action lines on stdin (throw, keep, bank, +350, undo...)"
-    )
+    play = add_command(subparsers, "play", cmd_play)
     add_rules_arguments(play)
     play.add_argument("--players", metavar="A,B", help="the players in seat order")
     play.add_argument("--load", metavar="FILE", help="go on with a game saved by --save")
     play.add_argument("--save", metavar="FILE", help="write the game (players, rules, events) as JSON at the end")
-    play.set_defaults(func=cmd_play)

@@ -11,17 +11,15 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from dicekeeper.cli import add_command
+
 DEFAULT_PORT = 8000
 DEFAULT_PLAYERS = ["Player 1", "Player 2"]
 SHOWN_GAMES = 5
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
-        "serve",
-        help="run the web dashboard",
-        description="Run the web dashboard for the table and the phones.",
-    )
+    parser = add_command(subparsers, "serve", run)
     parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every interface)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default: {DEFAULT_PORT})")
     parser.add_argument("--db", type=Path, default=None, help="SQLite file (default: in the user data folder)")
@@ -31,7 +29,6 @@ def register(subparsers: Any) -> None:
         default=None,
         help="dice source of new games (default: the camera when present, else the demo table)",
     )
-    parser.set_defaults(func=run)
 
 
 def lan_address() -> str:
@@ -52,6 +49,10 @@ def public_url(host: str, port: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    """run the web dashboard
+
+    Run the web dashboard for the table and the phones.
+    """
     from dicekeeper.cli import CliError
     from web import create_app, default_database
     from web.db import DatabaseUnavailable, check_writable

@@ -6,7 +6,7 @@ import argparse
 import json
 import os
 
-from dicekeeper.cli import CliError
+from dicekeeper.cli import CliError, add_command
 from dicekeeper.commands.engine import EXAMPLE_THROW, add_rules_arguments, faces_from, rules_from_args
 from scorekeeper import DiceError
 from scorekeeper.players import UnknownStrategy, strategy_by_name
@@ -26,6 +26,7 @@ def _whole(text: str, what: str, lowest: int) -> int:
 
 
 def cmd_advise(args: argparse.Namespace) -> int:
+    """rate every keep of a throw and advise keep, roll on or bank (maximum expected points)"""
     rules = rules_from_args(args)
     if not args.dice:
         example = " ".join(map(str, EXAMPLE_THROW[: rules.dice]))
@@ -43,6 +44,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
+    """play computer players against each other and report win rates"""
     rules = rules_from_args(args)
     names = tuple(n.strip() for n in args.players.split(",") if n.strip())
     if len(names) < 2:
@@ -61,9 +63,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    advise_parser = subparsers.add_parser(
-        "advise", help="rate every keep of a throw and advise keep, roll on or bank (maximum expected points)"
-    )
+    advise_parser = add_command(subparsers, "advise", cmd_advise)
     add_rules_arguments(advise_parser)
     advise_parser.add_argument(
         "--turn-total", default="0", metavar="T", help="points set aside earlier in this turn (default 0)"
@@ -78,9 +78,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="farkles in a row before this throw (the third may cost the penalty)",
     )
     advise_parser.add_argument("dice", nargs="*", metavar="DIE")
-    advise_parser.set_defaults(func=cmd_advise)
 
-    sim = subparsers.add_parser("simulate", help="play computer players against each other and report win rates")
+    sim = add_command(subparsers, "simulate", cmd_simulate)
     add_rules_arguments(sim)
     sim.add_argument(
         "--players", required=True, metavar="A,B,...", help="strategies in seat order, e.g. maxexp,threshold300,endgame"
@@ -93,4 +92,3 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="J",
         help="worker processes (default: 2, or 1 on a one-core machine)",
     )
-    sim.set_defaults(func=cmd_simulate)

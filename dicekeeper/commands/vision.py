@@ -13,7 +13,7 @@ from typing import Any
 
 import cv2
 
-from dicekeeper.cli import CliError, positive_int
+from dicekeeper.cli import CliError, add_command, positive_int
 from vision.eval.evaluate import evaluate_set
 from vision.eval.labels import LabelError
 from vision.images import ImageError, downscale, load_image
@@ -66,6 +66,10 @@ def reading_json(reading: DieReading, scale: float) -> dict[str, Any]:
 
 
 def cmd_read(args: argparse.Namespace) -> int:
+    """read the dice in photos
+
+    Read the dice in photos.
+    """
     reader = _reader(args.mode, args.detector_model, args.classifier_model)
     if args.annotate:
         os.makedirs(args.annotate, exist_ok=True)
@@ -110,6 +114,10 @@ def _unreadable(exc: ImageError) -> None:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    """score the reader on a labelled photo set
+
+    Score the reader on a YOLO or Pascal VOC labelled set.
+    """
     reader = _reader(args.mode, args.detector_model, args.classifier_model)
     try:
         evaluation = evaluate_set(args.dataset, args.split, args.max_side, reader, on_unreadable=_unreadable)
@@ -133,6 +141,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    """time the reader: on a rendered 1280x720 frame, or with --live on camera frames"""
     cv2.setNumThreads(args.threads)
     if args.live:
         return _bench_live(args)
@@ -204,7 +213,7 @@ def _bench_live(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    read = subparsers.add_parser("read", help="read the dice in photos", description="Read the dice in photos.")
+    read = add_command(subparsers, "read", cmd_read)
     read.add_argument("images", nargs="+", metavar="IMAGE")
     read.add_argument("--json", action="store_true", help="one JSON line per image")
     read.add_argument(
@@ -217,13 +226,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     read.add_argument("--annotate", metavar="DIR", help="write a copy of each image with the readings drawn")
     read.add_argument("--mode", choices=MODES, default="combined", help="who decides the values (default combined)")
     _model_options(read)
-    read.set_defaults(func=cmd_read)
 
-    evaluate = subparsers.add_parser(
-        "eval",
-        help="score the reader on a labelled photo set",
-        description="Score the reader on a YOLO or Pascal VOC labelled set.",
-    )
+    evaluate = add_command(subparsers, "eval", cmd_eval)
     evaluate.add_argument("dataset", metavar="DATASET")
     evaluate.add_argument(
         "--split", default=None, metavar="NAME", help="split(s) to read, comma-separated (default: val,test if present)"
@@ -232,18 +236,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     evaluate.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     evaluate.add_argument("--mode", choices=MODES, default="combined")
     _model_options(evaluate)
-    evaluate.set_defaults(func=cmd_eval)
 
-    bench = subparsers.add_parser(
-        "bench", help="time the reader: on a rendered 1280x720 frame, or with --live on camera frames"
-    )
+    bench = add_command(subparsers, "bench", cmd_bench)
     bench.add_argument("images", nargs="*", metavar="IMAGE", help="frames to read (with --live)")
     bench.add_argument("--live", action="store_true", help="time the reader `watch` uses on the IMAGE frames")
     bench.add_argument("--json", action="store_true", help="with --live: one JSON line with median_ms")
     bench.add_argument("--repeat", type=positive_int, default=200)
     bench.add_argument("--threads", type=positive_int, default=1, help="OpenCV threads (default 1)")
     bench.add_argument("--mode", choices=MODES, default="pips")
-    bench.set_defaults(func=cmd_bench)
 
 
 def _model_options(parser: argparse.ArgumentParser) -> None:

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dicekeeper.cli import CliError, positive_int
+from dicekeeper.cli import CliError, add_command, positive_int
 
 if TYPE_CHECKING:
     from vision.live.demo_table import DemoTable
@@ -29,12 +29,7 @@ def _positive_float(text: str) -> float:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    watch = subparsers.add_parser(
-        "watch",
-        help="print each settled throw a camera, video, image folder or the demo table shows",
-        description='Print each settled throw as a JSON line: {"t": seconds, "dice": [...], "confidence": c}. '
-        "SOURCE is demo, a camera number (0), a device (/dev/video0), a video file or a folder of images.",
-    )
+    watch = add_command(subparsers, "watch", cmd_watch)
     watch.add_argument("source", metavar="SOURCE")
     watch.add_argument("--mode", choices=MODES, default="combined", help="who decides the values (default combined)")
     watch.add_argument(
@@ -63,10 +58,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=10.0,
         help="give up on a camera that has not delivered a frame after this many seconds (default 10)",
     )
-    watch.set_defaults(func=cmd_watch)
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
+    """print each settled throw a camera, video, image folder or the demo table shows
+
+    Print each settled throw as a JSON line: {"t": seconds, "dice": [...], "confidence": c}. SOURCE is demo, a
+    camera number (0), a device (/dev/video0), a video file or a folder of images.
+    """
     import cv2
 
     from vision.draw.live import draw_live

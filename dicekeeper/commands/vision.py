@@ -216,26 +216,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     read = add_command(subparsers, "read", cmd_read)
     read.add_argument("images", nargs="+", metavar="IMAGE")
     read.add_argument("--json", action="store_true", help="one JSON line per image")
-    read.add_argument(
-        "--max-side",
-        type=_max_side,
-        default=1280,
-        metavar="PX",
-        help="shrink images to this long side before reading (0: full size; default 1280)",
-    )
     read.add_argument("--annotate", metavar="DIR", help="write a copy of each image with the readings drawn")
-    read.add_argument("--mode", choices=MODES, default="combined", help="who decides the values (default combined)")
-    _model_options(read)
+    _reading_options(read)
 
     evaluate = add_command(subparsers, "eval", cmd_eval)
     evaluate.add_argument("dataset", metavar="DATASET")
     evaluate.add_argument(
         "--split", default=None, metavar="NAME", help="split(s) to read, comma-separated (default: val,test if present)"
     )
-    evaluate.add_argument("--max-side", type=_max_side, default=1280, metavar="PX")
     evaluate.add_argument("--json", action="store_true", help="print the figures as one JSON object")
-    evaluate.add_argument("--mode", choices=MODES, default="combined")
-    _model_options(evaluate)
+    _reading_options(evaluate)
 
     bench = add_command(subparsers, "bench", cmd_bench)
     bench.add_argument("images", nargs="*", metavar="IMAGE", help="frames to read (with --live)")
@@ -243,10 +233,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     bench.add_argument("--json", action="store_true", help="with --live: one JSON line with median_ms")
     bench.add_argument("--repeat", type=positive_int, default=200)
     bench.add_argument("--threads", type=positive_int, default=1, help="OpenCV threads (default 1)")
-    bench.add_argument("--mode", choices=MODES, default="pips")
+    add_mode_argument(bench, default="pips")
 
 
-def _model_options(parser: argparse.ArgumentParser) -> None:
+def add_mode_argument(parser: argparse.ArgumentParser, default: str = "combined") -> None:
+    parser.add_argument("--mode", choices=MODES, default=default, help=f"who decides the values (default {default})")
+
+
+def _reading_options(parser: argparse.ArgumentParser) -> None:
+    """What `read` and `eval` share: the image size, the mode and the models."""
+    parser.add_argument(
+        "--max-side",
+        type=_max_side,
+        default=1280,
+        metavar="PX",
+        help="shrink images to this long side before reading (0: full size; default 1280)",
+    )
+    add_mode_argument(parser)
     parser.add_argument("--detector-model", metavar="ONNX", help="dice detector to use instead of the shipped one")
     parser.add_argument(
         "--classifier-model", metavar="ONNX", help="die-face classifier to use instead of the shipped one"

@@ -11,11 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dicekeeper.cli import CliError, add_command, positive_int
+from dicekeeper.commands.vision import add_mode_argument
 
 if TYPE_CHECKING:
     from vision.live.demo_table import DemoTable
-
-MODES = ("pips", "classifier", "combined")
 
 
 def _positive_float(text: str) -> float:
@@ -31,10 +30,7 @@ def _positive_float(text: str) -> float:
 def register(subparsers: argparse._SubParsersAction) -> None:
     watch = add_command(subparsers, "watch", cmd_watch)
     watch.add_argument("source", metavar="SOURCE")
-    watch.add_argument("--mode", choices=MODES, default="combined", help="who decides the values (default combined)")
-    watch.add_argument(
-        "--fast", action="store_true", help="demo: draw frames as fast as they are read instead of in real time"
-    )
+    add_mode_argument(watch)
     watch.add_argument(
         "--realtime",
         action="store_true",
@@ -42,6 +38,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     watch.add_argument(
         "--fps", type=_positive_float, default=None, help="frame rate of a folder of images or the demo (default 30)"
+    )
+    watch.add_argument(
+        "--fast", action="store_true", help="demo: draw frames as fast as they are read instead of in real time"
     )
     watch.add_argument("--seed", type=int, default=1, help="demo: seed of the demo table (default 1)")
     watch.add_argument("--throws", type=positive_int, default=None, help="stop after this many throws")

@@ -26,22 +26,23 @@ sys.path.insert(0, str(ROOT))
 
 from vision.eval.evaluate import evaluate_set  # noqa: E402
 from vision.read.classifier import DieFaceClassifier  # noqa: E402
-from vision.read.detect import DiceDetector  # noqa: E402
+from vision.read.detect import DetectorSettings, DiceDetector  # noqa: E402
 from vision.read.reader import DiceReader, ReaderSettings  # noqa: E402
 
 SETS = {"matteop65": ("matteop65-webcam", "val"), "nellbyler": ("nellbyler-d6", "val,test")}
 FULL = ReaderSettings()
 BARE = replace(FULL, voting_looks=(), second_looks=(), centre_on_pips=False, face_mask=False)
-VARIANTS: list[tuple[str, str, ReaderSettings]] = [
-    ("detector + pips in the whole box, one look", "pips", BARE),
-    ("+ pips on the die's own region", "pips", replace(BARE, face_mask=True)),
-    ("+ the vote of five looks", "pips", replace(FULL, centre_on_pips=False)),
-    ("+ centred on the pips (pips reader)", "pips", FULL),
-    ("detector + classifier alone", "classifier", FULL),
-    ("detector + pips + classifier, whole box, one look", "combined", BARE),
-    ("+ pips on the die's own region", "combined", replace(BARE, face_mask=True)),
-    ("+ second looks at doubtful faces", "combined", replace(FULL, centre_on_pips=False)),
-    ("+ centred on the pips (combined, the default)", "combined", FULL),
+VARIANTS: list[tuple[str, str, ReaderSettings, int]] = [
+    ("detector + pips in the whole box, one look", "pips", BARE, 1),
+    ("+ pips on the die's own region", "pips", replace(BARE, face_mask=True), 1),
+    ("+ the vote of five looks", "pips", replace(FULL, centre_on_pips=False), 1),
+    ("+ centred on the pips (pips reader)", "pips", FULL, 1),
+    ("detector + classifier alone", "classifier", FULL, 1),
+    ("detector + pips + classifier, whole box, one look", "combined", BARE, 1),
+    ("+ pips on the die's own region", "combined", replace(BARE, face_mask=True), 1),
+    ("+ second looks at doubtful faces", "combined", replace(FULL, centre_on_pips=False), 1),
+    ("+ centred on the pips", "combined", FULL, 1),
+    ("+ the detector's mirrored view (combined, the default)", "combined", FULL, DetectorSettings().views),
 ]
 
 
@@ -58,9 +59,9 @@ def main(argv: list[str] | None = None) -> int:
     cv2.setNumThreads(1)
     rows = []
     for name, (folder, split) in SETS.items():
-        detector = DiceDetector(args.lodo / f"without_{name}_detector.onnx")
         classifier = DieFaceClassifier(args.lodo / f"without_{name}_classifier.onnx")
-        for label, mode, settings in variants:
+        for label, mode, settings, views in variants:
+            detector = DiceDetector(args.lodo / f"without_{name}_detector.onnx", settings=DetectorSettings(views=views))
             reader = DiceReader(classifier, mode=mode, settings=settings, detector=detector)  # type: ignore[arg-type]
             summary = evaluate_set(
                 str(args.data / folder), "train" if args.train else split, args.max_side, reader
@@ -72,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print("| variant | " + " | ".join(f"{n} per-die | {n} precision | {n} exact" for n in SETS) + " |")
     print("|---|" + "---|---|---|" * len(SETS))
-    for index, (label, _mode, _) in enumerate(variants):
+    for index, (label, _mode, _, _views) in enumerate(variants):
         cells = []
         for name in SETS:
             row = [r for r in rows if r["set"] == name][index]

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from vision.read.classifier import ModelError, default_model_path
-from vision.read.detect import STRIDE, DetectorSettings, DiceDetector, load_default_detector
+from vision.read.detect import STRIDE, Detection, DetectorSettings, DiceDetector, load_default_detector
 from vision.synth.render import DieSpec, Scene, render
+from vision.types import DieBox
 
 
 @pytest.fixture(scope="module")
@@ -96,3 +97,37 @@ def test_settings_change_the_threshold() -> None:
     strict = DiceDetector(default_model_path("dice_detector.onnx"), settings=DetectorSettings(threshold=0.99))
     maps = maps_with([(5, 5, 0.9, 0, 0, 30.0)])
     assert strict.decode(maps, 1.0, (160, 240)) == []
+
+
+def test_views_must_be_one_two_or_four() -> None:
+    with pytest.raises(ValueError, match="views must be one of"):
+        DetectorSettings(views=3)
+
+
+def test_a_die_scores_its_mean_over_the_views(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seen in both views (the mirrored one mirrored back) a die keeps the mean score at the
+    mean place; seen in one view only, half its score, which falls below the threshold."""
+    detector = DiceDetector(default_model_path("dice_detector.onnx"), settings=DetectorSettings(views=2))
+    frame = np.zeros((100, 200, 3), np.uint8)
+    frame[:, :100] = 255  # tells the views apart: the mirrored one is dark on the left
+    both = Detection(DieBox(40.0, 50.0, 20.0, 20.0), 0.9)
+    mirrored_both = Detection(DieBox(199 - 44.0, 50.0, 24.0, 24.0), 0.7)
+    only_one = Detection(DieBox(150.0, 30.0, 20.0, 20.0), 0.7)
+
+    def look(view: np.ndarray, threshold: float) -> list[Detection]:
+        assert threshold == pytest.approx(0.2)
+        return [both, only_one] if view[0, 0, 0] == 255 else [mirrored_both]
+
+    monkeypatch.setattr(detector, "_look", look)
+    (found,) = detector.detect(frame)
+    assert found.score == pytest.approx(0.8)
+    assert found.box.center == pytest.approx((42.0, 50.0))
+    assert found.box.size == pytest.approx(22.0)
+
+
+def test_one_view_reads_the_frame_as_it_is(detector: DiceDetector) -> None:
+    frame = render(Scene(640, 360, background="felt", dice=(DieSpec(3, 200.0, 180.0, 40.0),), seed=1)).frame
+    single = DiceDetector(detector.path, settings=DetectorSettings(views=1))
+    (plain,) = single.detect(frame)
+    (fused,) = detector.detect(frame)
+    assert math.hypot(plain.box.cx - fused.box.cx, plain.box.cy - fused.box.cy) < 3.0

@@ -3,12 +3,13 @@ that finds the top face of every six-sided die in a frame.
 
 The network sees the frame shrunk (or enlarged) to `input_side` pixels on its long side and
 answers, on a grid a quarter of that size, how likely each cell holds a die's centre, where
-in the cell, and how wide and high the die's top face is.
+in the cell, and how wide and high the die's top face is. By default it also looks at the
+frame mirrored, and a die's score is its mean over the views.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,12 @@ from vision.types import DieBox
 MODEL_NAME = "dice_detector.onnx"
 STRIDE = 4
 _MULTIPLE = 32  # the net halves the frame five times
+# (mirrored left to right, upside down) for each view, by the number of views.
+_VIEWS = {
+    1: ((False, False),),
+    2: ((False, False), (True, False)),
+    4: ((False, False), (True, False), (False, True), (True, True)),
+}
 
 
 @dataclass(frozen=True)
@@ -30,6 +37,14 @@ class DetectorSettings:
     # Two peaks closer than this share of the larger die are one die seen twice.
     merge_distance: float = 0.5
     max_dice: int = 64
+    # How many views of the frame are looked at: 1 as it is, 2 also mirrored, 4 also upside
+    # down and both. A die's score is its mean over the views, a view that does not find it
+    # giving 0; each view reports peaks down to half the threshold.
+    views: int = 2
+
+    def __post_init__(self) -> None:
+        if self.views not in _VIEWS:
+            raise ValueError(f"views must be one of {sorted(_VIEWS)}, not {self.views!r}")
 
 
 @dataclass(frozen=True)
@@ -69,16 +84,40 @@ class DiceDetector:
             raise ValueError(
                 f"expected a BGR uint8 frame of shape (height, width, 3), got {frame_bgr.dtype} {frame_bgr.shape}"
             )
+        settings = self.settings
+        views = _VIEWS[settings.views]
+        if len(views) == 1:
+            return self._look(frame_bgr, settings.threshold)
+        height, width = frame_bgr.shape[:2]
+        groups: list[_Group] = []
+        for mirrored, upside_down in views:
+            view = frame_bgr[:: -1 if upside_down else 1, :: -1 if mirrored else 1]
+            for found in self._look(np.ascontiguousarray(view), settings.threshold / 2):
+                box = found.box
+                if mirrored:
+                    box = replace(box, cx=width - 1 - box.cx)
+                if upside_down:
+                    box = replace(box, cy=height - 1 - box.cy)
+                _join(groups, box, found.score, settings.merge_distance)
+        sure = [group for group in groups if group.score / len(views) >= settings.threshold]
+        return self._distinct([group.detection(len(views)) for group in sorted(sure, key=lambda g: -g.score)])
+
+    def _look(self, frame_bgr: np.ndarray, threshold: float) -> list[Detection]:
         batch, scale = self.network_input(frame_bgr)
         (maps,) = self._session.run(None, {self._input: batch})
-        return self.decode(np.asarray(maps[0], np.float32), scale, frame_bgr.shape[:2])
+        return self.decode(np.asarray(maps[0], np.float32), scale, frame_bgr.shape[:2], threshold)
 
-    def decode(self, maps: np.ndarray, scale: float, shape: tuple[int, ...]) -> list[Detection]:
+    def decode(
+        self, maps: np.ndarray, scale: float, shape: tuple[int, ...], threshold: float | None = None
+    ) -> list[Detection]:
+        """The peaks of the network's output maps at or above `threshold` (the settings' by
+        default) as dice in frame pixels, surest first, one die seen twice kept once."""
         settings = self.settings
-        rows, columns = np.nonzero(maps[0] >= settings.threshold)
+        threshold = settings.threshold if threshold is None else threshold
+        rows, columns = np.nonzero(maps[0] >= threshold)
         order = np.argsort(-maps[0, rows, columns], kind="stable")[: settings.max_dice * 2]
         height, width = shape[:2]
-        found: list[Detection] = []
+        peaks: list[Detection] = []
         for index in order:
             r, c = rows[index], columns[index]
             cx = (c + float(maps[1, r, c])) * STRIDE / scale
@@ -87,16 +126,63 @@ class DiceDetector:
                 continue
             w = float(np.exp(np.clip(maps[3, r, c], 0.0, 7.0))) / scale
             h = float(np.exp(np.clip(maps[4, r, c], 0.0, 7.0))) / scale
-            box = DieBox(cx, cy, w, h, 0.0)
+            peaks.append(Detection(DieBox(cx, cy, w, h, 0.0), round(float(maps[0, r, c]), 3)))
+        return self._distinct(peaks)
+
+    def _distinct(self, ordered: list[Detection]) -> list[Detection]:
+        """The detections, surest first, without those that lie on a surer one."""
+        settings = self.settings
+        kept: list[Detection] = []
+        for detection in ordered:
+            box = detection.box
             if any(
-                np.hypot(cx - d.box.cx, cy - d.box.cy) < settings.merge_distance * max(d.box.size, box.size)
-                for d in found
+                np.hypot(box.cx - d.box.cx, box.cy - d.box.cy) < settings.merge_distance * max(d.box.size, box.size)
+                for d in kept
             ):
                 continue
-            found.append(Detection(box, round(float(maps[0, r, c]), 3)))
-            if len(found) == settings.max_dice:
+            kept.append(detection)
+            if len(kept) == settings.max_dice:
                 break
-        return found
+        return kept
+
+
+class _Group:
+    """The detections of one die over several views: sums of their boxes and scores."""
+
+    def __init__(self, box: DieBox, score: float) -> None:
+        self.sums = np.array([box.cx, box.cy, box.w, box.h], np.float64)
+        self.score = score
+        self.count = 1
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        return (self.sums[0] / self.count, self.sums[1] / self.count)
+
+    @property
+    def size(self) -> float:
+        return float(self.sums[2] + self.sums[3]) / 2 / self.count
+
+    def add(self, box: DieBox, score: float) -> None:
+        self.sums += (box.cx, box.cy, box.w, box.h)
+        self.score += score
+        self.count += 1
+
+    def detection(self, views: int) -> Detection:
+        cx, cy, w, h = (float(v) for v in self.sums / self.count)
+        return Detection(DieBox(cx, cy, w, h, 0.0), round(self.score / views, 3))
+
+
+def _join(groups: list[_Group], box: DieBox, score: float, merge_distance: float) -> None:
+    """Adds a view's detection to the nearest group it lies on, or starts a group."""
+    nearest: tuple[float, _Group] | None = None
+    for group in groups:
+        gap = float(np.hypot(box.cx - group.centre[0], box.cy - group.centre[1]))
+        if gap < merge_distance * max(box.size, group.size) and (nearest is None or gap < nearest[0]):
+            nearest = (gap, group)
+    if nearest is None:
+        groups.append(_Group(box, score))
+    else:
+        nearest[1].add(box, score)
 
 
 def load_default_detector(threads: int = 1, settings: DetectorSettings | None = None) -> DiceDetector:

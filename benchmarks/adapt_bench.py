@@ -95,6 +95,19 @@ def confirm_first(truth: VideoTruth, video: Path, reader: DiceReaderLike, memory
     return saved
 
 
+def lodo_reader(left_out: str) -> DiceReaderLike:
+    """The live reader with the detector and classifier that never saw the photo set `left_out`."""
+    from vision.read.classifier import DieFaceClassifier
+    from vision.read.detect import DiceDetector
+    from vision.read.reader import DiceReader
+
+    models = Path(__file__).resolve().parent.parent / "models" / "lodo"
+    return DiceReader(
+        DieFaceClassifier(models / f"without_{left_out}_classifier.onnx"),
+        detector=DiceDetector(models / f"without_{left_out}_detector.onnx"),
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     from vision.live.settle import default_reader
 
@@ -103,9 +116,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rests", type=int, default=20)
     parser.add_argument("--confirmed", type=int, default=5, help="rests confirmed by the players")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--without",
+        choices=["matteop65", "nellbyler"],
+        help="read with the models trained without this photo set (models/lodo/), so the table is new to them",
+    )
     args = parser.parse_args(argv)
     photos = labelled_photos(args.folders)
-    reader = default_reader()
+    reader = default_reader() if args.without is None else lodo_reader(args.without)
     with tempfile.TemporaryDirectory() as scratch:
         video = Path(scratch) / "table.avi"
         truth = make_video(photos, video, args.rests, seed=args.seed, style=UNSEEN_LIGHT)

@@ -1,7 +1,10 @@
 """Time the live reader (`dicekeeper bench --live`) and the classic blob reader side by side,
 in one run, one thread, on the same frames.
 
-    python benchmarks/compare_live.py [--repeat 20] [--json] FRAME...
+    python benchmarks/compare_live.py [--repeat 20] [--one-view] [--json] FRAME...
+
+`--one-view` also times the live reader with the detector's single view, to show what the
+mirrored view costs.
 """
 
 from __future__ import annotations
@@ -20,6 +23,9 @@ from benchmarks.classic_reader import ClassicBlobReader  # noqa: E402
 from dicekeeper.commands.vision import time_reads  # noqa: E402
 from vision.images import load_image  # noqa: E402
 from vision.live.settle import default_reader  # noqa: E402
+from vision.read.classifier import load_default_classifier  # noqa: E402
+from vision.read.detect import DetectorSettings, load_default_detector  # noqa: E402
+from vision.read.reader import DiceReader  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -27,11 +33,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("frames", nargs="+", type=Path)
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=3, help="alternate the two readers this many times")
+    parser.add_argument("--one-view", action="store_true", help="also time the detector with one view")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     frames = [load_image(path) for path in args.frames]
     readers = {"live": default_reader().read, "classic": ClassicBlobReader().read}
+    if args.one_view:
+        readers["one-view"] = DiceReader(
+            load_default_classifier(), detector=load_default_detector(settings=DetectorSettings(views=1))
+        ).read
     times: dict[str, list[float]] = {name: [] for name in readers}
     for _ in range(args.rounds):  # alternating, so a busy spell of the machine hits both
         for name, read in readers.items():
@@ -41,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"median_ms": result, "frames": len(frames), "reads_each": len(times["live"])}))
     else:
         for name, ms in result.items():
-            print(f"{name:<8} median {ms:7.2f} ms a frame ({len(times[name])} reads of {len(frames)} frames)")
+            print(f"{name:<9} median {ms:7.2f} ms a frame ({len(times[name])} reads of {len(frames)} frames)")
     return 0
 
 

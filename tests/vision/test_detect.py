@@ -111,11 +111,11 @@ def test_a_die_scores_its_mean_over_the_views(monkeypatch: pytest.MonkeyPatch) -
     frame = np.zeros((100, 200, 3), np.uint8)
     frame[:, :100] = 255  # tells the views apart: the mirrored one is dark on the left
     both = Detection(DieBox(40.0, 50.0, 20.0, 20.0), 0.9)
-    mirrored_both = Detection(DieBox(199 - 44.0, 50.0, 24.0, 24.0), 0.7)
+    mirrored_both = Detection(DieBox(200 - 44.0, 50.0, 24.0, 24.0), 0.7)
     only_one = Detection(DieBox(150.0, 30.0, 20.0, 20.0), 0.7)
 
-    def look(view: np.ndarray, threshold: float) -> list[Detection]:
-        assert threshold == pytest.approx(0.2)
+    def look(view: np.ndarray, scale: float, shape: tuple[int, ...], threshold: float) -> list[Detection]:
+        assert threshold == pytest.approx(0.2) and shape == frame.shape
         return [both, only_one] if view[0, 0, 0] == 255 else [mirrored_both]
 
     monkeypatch.setattr(detector, "_look", look)

@@ -22,12 +22,9 @@ from vision.types import DieBox
 MODEL_NAME = "dice_detector.onnx"
 STRIDE = 4
 _MULTIPLE = 32  # the net halves the frame five times
-# (mirrored left to right, upside down) for each view, by the number of views.
-_VIEWS = {
-    1: ((False, False),),
-    2: ((False, False), (True, False)),
-    4: ((False, False), (True, False), (False, True), (True, True)),
-}
+# The views by their number, as cv2.flip codes: None as it is, 1 mirrored left to right,
+# 0 upside down, -1 both.
+_VIEWS: dict[int, tuple[int | None, ...]] = {1: (None,), 2: (None, 1), 4: (None, 1, 0, -1)}
 
 
 @dataclass(frozen=True)
@@ -68,15 +65,14 @@ class DiceDetector:
 
     def network_input(self, frame_bgr: np.ndarray) -> tuple[np.ndarray, float]:
         """The (1, 3, H, W) input for a frame, padded to a multiple of 32, and its scale."""
+        resized, scale = self._resized(frame_bgr)
+        return _batch(resized), scale
+
+    def _resized(self, frame_bgr: np.ndarray) -> tuple[np.ndarray, float]:
         height, width = frame_bgr.shape[:2]
         scale = self.settings.input_side / max(height, width)
         size = (max(1, round(width * scale)), max(1, round(height * scale)))
-        resized = cv2.resize(frame_bgr, size, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
-        pad_h, pad_w = -size[1] % _MULTIPLE, -size[0] % _MULTIPLE
-        if pad_h or pad_w:
-            resized = cv2.copyMakeBorder(resized, 0, pad_h, 0, pad_w, cv2.BORDER_REPLICATE)
-        batch = resized.transpose(2, 0, 1)[None].astype(np.float32) * (1.0 / 255.0)
-        return batch, scale
+        return cv2.resize(frame_bgr, size, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR), scale
 
     def detect(self, frame_bgr: np.ndarray) -> list[Detection]:
         """Every die found, surest first."""
@@ -86,26 +82,27 @@ class DiceDetector:
             )
         settings = self.settings
         views = _VIEWS[settings.views]
+        resized, scale = self._resized(frame_bgr)
         if len(views) == 1:
-            return self._look(frame_bgr, settings.threshold)
-        height, width = frame_bgr.shape[:2]
+            return self._look(resized, scale, frame_bgr.shape, settings.threshold)
+        # A flipped view's positions are turned back about the resized frame's far edges.
+        far_x, far_y = resized.shape[1] / scale, resized.shape[0] / scale
         groups: list[_Group] = []
-        for mirrored, upside_down in views:
-            view = frame_bgr[:: -1 if upside_down else 1, :: -1 if mirrored else 1]
-            for found in self._look(np.ascontiguousarray(view), settings.threshold / 2):
+        for flip in views:
+            view = resized if flip is None else cv2.flip(resized, flip)
+            for found in self._look(view, scale, frame_bgr.shape, settings.threshold / 2):
                 box = found.box
-                if mirrored:
-                    box = replace(box, cx=width - 1 - box.cx)
-                if upside_down:
-                    box = replace(box, cy=height - 1 - box.cy)
+                if flip in (1, -1):
+                    box = replace(box, cx=far_x - box.cx)
+                if flip in (0, -1):
+                    box = replace(box, cy=far_y - box.cy)
                 _join(groups, box, found.score, settings.merge_distance)
         sure = [group for group in groups if group.score / len(views) >= settings.threshold]
         return self._distinct([group.detection(len(views)) for group in sorted(sure, key=lambda g: -g.score)])
 
-    def _look(self, frame_bgr: np.ndarray, threshold: float) -> list[Detection]:
-        batch, scale = self.network_input(frame_bgr)
-        (maps,) = self._session.run(None, {self._input: batch})
-        return self.decode(np.asarray(maps[0], np.float32), scale, frame_bgr.shape[:2], threshold)
+    def _look(self, resized: np.ndarray, scale: float, shape: tuple[int, ...], threshold: float) -> list[Detection]:
+        (maps,) = self._session.run(None, {self._input: _batch(resized)})
+        return self.decode(np.asarray(maps[0], np.float32), scale, shape, threshold)
 
     def decode(
         self, maps: np.ndarray, scale: float, shape: tuple[int, ...], threshold: float | None = None
@@ -144,6 +141,14 @@ class DiceDetector:
             if len(kept) == settings.max_dice:
                 break
         return kept
+
+
+def _batch(resized: np.ndarray) -> np.ndarray:
+    """The network's (1, 3, H, W) input: the resized frame padded to a multiple of 32, in 0..1."""
+    pad_h, pad_w = -resized.shape[0] % _MULTIPLE, -resized.shape[1] % _MULTIPLE
+    if pad_h or pad_w:
+        resized = cv2.copyMakeBorder(resized, 0, pad_h, 0, pad_w, cv2.BORDER_REPLICATE)
+    return resized.transpose(2, 0, 1)[None].astype(np.float32) * (1.0 / 255.0)
 
 
 class _Group:

@@ -9,6 +9,7 @@ frame mirrored, and a die's score is its mean over the views.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,8 @@ class DetectorSettings:
     max_dice: int = 64
     # How many views of the frame are looked at: 1 as it is, 2 also mirrored, 4 also upside
     # down and both. A die's score is its mean over the views, a view that does not find it
-    # giving 0; each view reports peaks down to half the threshold.
+    # giving 0; each view reports peaks down to half the threshold. Its box is the first
+    # view's that found it.
     views: int = 2
 
     def __post_init__(self) -> None:
@@ -62,6 +64,14 @@ class DiceDetector:
         self._input = inputs[0].name
         self.path = path
         self.settings = settings or DetectorSettings()
+
+    def with_threshold(self, threshold: float) -> DiceDetector:
+        """The same network (its session shared) with another threshold."""
+        if not 0.0 < threshold < 1.0:
+            raise ValueError(f"a detector threshold lies between 0 and 1, not {threshold!r}")
+        other = copy.copy(self)
+        other.settings = replace(self.settings, threshold=threshold)
+        return other
 
     def network_input(self, frame_bgr: np.ndarray) -> tuple[np.ndarray, float]:
         """The (1, 3, H, W) input for a frame, padded to a multiple of 32, and its scale."""
@@ -152,9 +162,11 @@ def _batch(resized: np.ndarray) -> np.ndarray:
 
 
 class _Group:
-    """The detections of one die over several views: sums of their boxes and scores."""
+    """The detections of one die over several views: its first box (the frame as it is, where
+    that view found it: the pips are read there), and sums of the boxes and scores."""
 
     def __init__(self, box: DieBox, score: float) -> None:
+        self.first = box
         self.sums = np.array([box.cx, box.cy, box.w, box.h], np.float64)
         self.score = score
         self.count = 1
@@ -173,8 +185,7 @@ class _Group:
         self.count += 1
 
     def detection(self, views: int) -> Detection:
-        cx, cy, w, h = (float(v) for v in self.sums / self.count)
-        return Detection(DieBox(cx, cy, w, h, 0.0), round(self.score / views, 3))
+        return Detection(self.first, round(self.score / views, 3))
 
 
 def _join(groups: list[_Group], box: DieBox, score: float, merge_distance: float) -> None:

@@ -4,8 +4,9 @@
 
 A video is made from the photos under a light the reader was not trained on (a colour cast and a
 gamma). The plain reader watches it; the dice of the first `--confirmed` rests are saved to a table
-memory with their true faces, as a player confirming them on the phone would; the head is built
-from them (as `dicekeeper adapt` does) and the video is watched again with the adapted reader.
+memory with their true faces, as a player confirming them on the phone would, and so are their
+pictures with every true face; the table's learner builds the head and chooses the detector's
+threshold from them (as `serve` does) and the video is watched again with the adapted reader.
 Per-die accuracy counts, over the later rests, the true dice that were found and read right.
 """
 
@@ -22,8 +23,9 @@ import numpy as np
 
 from benchmarks.rest_bench import watch_video
 from benchmarks.rest_videos import Rest, VideoStyle, VideoTruth, labelled_photos, make_video
-from vision.adapt.memory import TableMemory, crops_of
-from vision.adapt.neighbours import AdaptedReader, FaceNeighbours
+from vision.adapt.learner import TableLearner
+from vision.adapt.memory import crops_of
+from vision.adapt.neighbours import FaceNeighbours
 from vision.live.settle import DiceReaderLike, SettledThrow
 from vision.types import DieReading
 
@@ -70,8 +72,9 @@ def per_die_accuracy(truth: VideoTruth, throws: Sequence[SettledThrow], after_re
     }
 
 
-def confirm_first(truth: VideoTruth, video: Path, reader: DiceReaderLike, memory: TableMemory, rests: int) -> int:
-    """Watches the video and saves the dice of the first `rests` rests with their true faces."""
+def confirm_first(truth: VideoTruth, video: Path, reader: DiceReaderLike, learner: TableLearner, rests: int) -> int:
+    """Watches the video and teaches the learner the first `rests` rests: their dice with their true
+    faces, and their pictures with every true face."""
     saved = 0
 
     def keep(throw: SettledThrow, image: np.ndarray) -> None:
@@ -83,13 +86,14 @@ def confirm_first(truth: VideoTruth, video: Path, reader: DiceReaderLike, memory
         faces = true_faces(rest, dice)
         known = [(d, f) for d, f in zip(dice, faces) if f is not None]
         if known:
-            memory.save(
+            learner.learn(
                 crops_of(image, [d for d, _ in known]),
                 [f for _, f in known],
                 [d.value for d, _ in known],
                 [d.confidence for d, _ in known],
             )
-            saved += 1
+        learner.learn_picture(image, list(rest.values))
+        saved += 1
 
     watch_video(video, reader, on_settled=keep)
     return saved
@@ -127,12 +131,12 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as scratch:
         video = Path(scratch) / "table.avi"
         truth = make_video(photos, video, args.rests, seed=args.seed, style=UNSEEN_LIGHT)
-        memory = TableMemory(Path(scratch) / "memory")
-        saved = confirm_first(truth, video, reader, memory, args.confirmed)
+        learner = TableLearner(Path(scratch) / "memory", reader)
+        saved = confirm_first(truth, video, reader, learner, args.confirmed)
         before_throws = watch_video(video, reader)
-        head = FaceNeighbours.fit(memory.examples())
-        adapted = AdaptedReader(reader, head)
+        adapted = learner.reader
         after_throws = watch_video(video, adapted)
+        head = adapted.head or FaceNeighbours.fit([])
         print(
             json.dumps(
                 {
@@ -140,6 +144,7 @@ def main(argv: list[str] | None = None) -> int:
                     "confirmed_rests": saved,
                     "confirmed_dice": head.size,
                     "min_similarity": None if math.isinf(head.min_similarity) else head.min_similarity,
+                    "detector_threshold": learner.detector_threshold,
                     "before": per_die_accuracy(truth, before_throws, args.confirmed),
                     "after": per_die_accuracy(truth, after_throws, args.confirmed),
                     "corrections": adapted.corrected,

@@ -206,7 +206,7 @@ class CameraLoop(BackgroundWorker):
             self._fps = self._rate.tick(time.monotonic())
         self.frames.put(image, index, seen)
         if seen.settled is not None:
-            self.recorder.on_settled(self._conn, seen.settled, crops_of(image, seen.settled.dice))
+            self.recorder.on_settled(self._conn, seen.settled, crops_of(image, seen.settled.dice), image)
 
     def _drive_demo(self, source: BaseSource) -> None:
         self.demo.drive(source, self._conn)

@@ -43,6 +43,8 @@ class Proposal:
     t: float
     doubtful: tuple[int, ...] = ()  # indexes in `faces` of the dice whose reading stayed split
     crops: np.ndarray | None = field(default=None, compare=False, repr=False)  # (N, 32, 32, 3), as `faces`
+    picture: np.ndarray | None = field(default=None, compare=False, repr=False)  # the frame it was read from
+    set_aside: tuple[int, ...] = ()  # faces of the dice set aside in that frame
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -88,9 +90,11 @@ class ThrowRecorder:
         with self._lock:
             return game_id in self._pending
 
-    def on_settled(self, conn: Any, throw: SettledThrow, crops: np.ndarray | None = None) -> None:
+    def on_settled(
+        self, conn: Any, throw: SettledThrow, crops: np.ndarray | None = None, picture: np.ndarray | None = None
+    ) -> None:
         """Records `throw` in the camera game, or keeps it for the phone. `crops`: the in-play dice's
-        pictures, as `throw.dice`."""
+        pictures, as `throw.dice`; `picture`: the frame they were read from."""
         game_id = self.camera_game(conn)
         faces = throw.faces
         summary = {
@@ -133,6 +137,8 @@ class ThrowRecorder:
                 throw.rest_t,
                 throw.doubtful_dice,
                 crops,
+                picture,
+                tuple(d.value for d in throw.set_aside),
             )
         self._note(throw, summary, f"to confirm: {problem}")
         self.broker.publish(game_id)  # wakes the phone, which then fetches the proposal

@@ -68,9 +68,14 @@ def table_memory_folder(app: Flask) -> Path:
 
 
 def learn(learner: TableLearner, proposal: Proposal, faces: list[int]) -> None:
-    """A throw the player confirmed or corrected: its dice, if the count still matches the crops."""
+    """A throw the player confirmed or corrected: its picture with every face in it, and its dice
+    with their crops if the count still matches them."""
+    if not faces:
+        return
+    if proposal.picture is not None:
+        learner.learn_picture(proposal.picture, [*faces, *proposal.set_aside])
     crops = proposal.crops
-    if crops is None or len(crops) != len(faces) or len(faces) == 0:
+    if crops is None or len(crops) != len(faces):
         return  # dice added or removed on the phone: which crop is which face is unknown
     learner.learn(crops, faces, proposal.faces, proposal.confidences)
 

@@ -19,17 +19,19 @@ def run(args: argparse.Namespace) -> int:
     """adapt the reader to the table from the throws confirmed on the phone
 
     Build the table's nearest-neighbour head from the confirmed throws that `serve` kept (next to its database,
-    in table-memory/) and save it there; `serve` uses it at the next start.
+    in table-memory/), and choose the detector's threshold for the table from their pictures; save both there.
+    `serve` uses them at the next start.
     """
     from vision.adapt.learner import build
     from vision.adapt.memory import TableMemory
+    from vision.live.settle import default_reader
     from web import default_database
 
     folder = args.memory or Path(args.db or default_database()).parent / "table-memory"
     memory = TableMemory(folder)
     if len(memory) == 0:
         raise CliError(f"{folder}: no confirmed throws yet (confirm or correct throws on the phone first)")
-    report = build(memory)
+    report = build(memory, default_reader())
     threshold = (
         "never overrides the reader"
         if math.isinf(report.min_similarity)
@@ -40,4 +42,6 @@ def run(args: argparse.Namespace) -> int:
         f"the adapted reader {report.adapted_right} (each throw left out of its own head)"
     )
     print(f"head: {threshold}; saved to {report.path}")
+    if report.detector_threshold is not None:
+        print(f"detector threshold {report.detector_threshold:g}, chosen on {report.pictures} confirmed pictures")
     return 0

@@ -6,9 +6,12 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
+
 from vision.read.reader import DiceReader
 from web import create_app
-from web.workers import start_workers, stop_workers
+from web.throw_recorder import Proposal
+from web.workers import learn, start_workers, stop_workers
 
 
 def config(tmp_path: Path) -> dict[str, object]:
@@ -48,3 +51,26 @@ def test_start_and_stop_workers_of_one_app_leave_no_thread_behind(tmp_path: Path
     stop_workers(app)
     time.sleep(0.1)
     assert set(threading.enumerate()) - before == set()
+
+
+class RecordingLearner:
+    def __init__(self) -> None:
+        self.pictures: list[list[int]] = []
+        self.throws: list[list[int]] = []
+
+    def learn_picture(self, frame_bgr: np.ndarray, faces: list[int]) -> None:
+        self.pictures.append(list(faces))
+
+    def learn(self, crops: np.ndarray, faces: list[int], read: object, confidences: object) -> None:
+        self.throws.append(list(faces))
+
+
+def test_a_corrected_count_teaches_the_picture_but_not_the_crops() -> None:
+    picture = np.zeros((20, 30, 3), np.uint8)
+    crops = np.zeros((2, 32, 32, 3), np.uint8)
+    proposal = Proposal(1, 1, 1, (2, 4), (0.9, 0.9), 3, "2 dice, 3 expected", 0.0, (), crops, picture, (6,))
+    learner = RecordingLearner()
+    learn(learner, proposal, [2, 4, 5])
+    assert learner.pictures == [[2, 4, 5, 6]] and learner.throws == []
+    learn(learner, proposal, [2, 3])
+    assert learner.pictures[-1] == [2, 3, 6] and learner.throws == [[2, 3]]

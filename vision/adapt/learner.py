@@ -1,8 +1,11 @@
 """Learning a table as a game goes on: each confirmed throw is kept, the head is rebuilt and
-swapped into the live reader at once, and saved next to the memory for the next start."""
+swapped into the live reader at once, and saved next to the memory for the next start. The
+pictures of confirmed throws also set how sure the detector must be on this table
+(`vision.adapt.threshold`)."""
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from collections.abc import Sequence
@@ -13,9 +16,12 @@ import numpy as np
 
 from vision.adapt.memory import TableMemory
 from vision.adapt.neighbours import AdaptedReader, FaceNeighbours
+from vision.adapt.threshold import ReadAt, choose_threshold, misread_by_threshold
 from vision.live.settle import DiceReaderLike
+from vision.read.reader import DiceReader
 
 HEAD_FILE = "adaptation.npz"
+DETECTOR_FILE = "detector.json"
 
 
 @dataclass(frozen=True)
@@ -26,10 +32,42 @@ class AdaptReport:
     adapted_right: int  # ... that the head gets right, each throw left out of its own head
     min_similarity: float
     path: Path
+    detector_threshold: float | None = None  # None: the reader's detector cannot be tuned
+    pictures: int = 0  # confirmed pictures it was chosen on
 
 
-def build(memory: TableMemory) -> AdaptReport:
-    """Builds the head from every confirmed throw in `memory` and saves it there (`dicekeeper adapt`)."""
+def _shipped_threshold(reader: DiceReaderLike) -> float | None:
+    return reader.detector_threshold if isinstance(reader, DiceReader) else None
+
+
+def _read_at(reader: DiceReader) -> ReadAt:
+    return lambda threshold: reader.with_detector_threshold(threshold).read
+
+
+def _save_threshold(memory: TableMemory, threshold: float) -> None:
+    memory.root.mkdir(parents=True, exist_ok=True)
+    partial = memory.root / (DETECTOR_FILE + ".partial")
+    partial.write_text(json.dumps({"threshold": threshold}))
+    partial.replace(memory.root / DETECTOR_FILE)
+
+
+def _load_threshold(memory: TableMemory) -> float | None:
+    try:
+        threshold = float(json.loads((memory.root / DETECTOR_FILE).read_text())["threshold"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return threshold if 0.0 < threshold < 1.0 else None
+
+
+def build(memory: TableMemory, reader: DiceReaderLike | None = None) -> AdaptReport:
+    """Builds the head from every confirmed throw in `memory` and saves it there (`dicekeeper adapt`);
+    with the table's `reader`, also the detector threshold from the confirmed pictures."""
+    threshold = None
+    misreads = memory.misreads()
+    shipped = None if reader is None else _shipped_threshold(reader)
+    if shipped is not None:
+        threshold = choose_threshold(shipped, misreads)
+        _save_threshold(memory, threshold)
     examples = memory.examples()
     head = FaceNeighbours.fit(examples)
     path = memory.root / HEAD_FILE
@@ -43,6 +81,8 @@ def build(memory: TableMemory) -> AdaptReport:
         adapted_right,
         head.min_similarity,
         path,
+        threshold,
+        len(misreads),
     )
 
 
@@ -51,8 +91,35 @@ class TableLearner:
 
     def __init__(self, root: str | os.PathLike[str], reader: DiceReaderLike) -> None:
         self.memory = TableMemory(root)
-        self.reader = AdaptedReader(reader, self._load())
+        self.base = reader
+        self.reader = AdaptedReader(self._tuned(_load_threshold(self.memory)), self._load())
         self._lock = threading.Lock()  # one rebuild at a time
+
+    def _tuned(self, threshold: float | None) -> DiceReaderLike:
+        """The base reader with the detector threshold learned for this table, if it has one."""
+        if threshold is None or _shipped_threshold(self.base) in (None, threshold):
+            return self.base
+        assert isinstance(self.base, DiceReader)
+        return self.base.with_detector_threshold(threshold)
+
+    @property
+    def detector_threshold(self) -> float | None:
+        return _shipped_threshold(self.reader.inner)
+
+    def learn_picture(self, frame_bgr: np.ndarray, faces: Sequence[int]) -> None:
+        """Keeps the picture of a confirmed throw with every face it shows (in play and set aside)
+        and sets the detector's threshold for this table from all the kept pictures. Reads the
+        picture once per threshold tried."""
+        shipped = _shipped_threshold(self.base)
+        if shipped is None:
+            return  # a reader without the learned detector has no threshold to learn
+        assert isinstance(self.base, DiceReader)
+        misread = misread_by_threshold(_read_at(self.base), shipped, frame_bgr, faces)
+        self.memory.save_frame(frame_bgr, faces, misread)
+        with self._lock:
+            threshold = choose_threshold(shipped, self.memory.misreads())
+            _save_threshold(self.memory, threshold)
+            self.reader.inner = self._tuned(threshold)
 
     def _load(self) -> FaceNeighbours | None:
         path = self.memory.root / HEAD_FILE

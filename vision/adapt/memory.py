@@ -1,8 +1,12 @@
-"""A table's memory: the dice of every throw a player confirmed, as crops with their true faces.
+"""A table's memory: the dice of every throw a player confirmed, as crops with their true faces,
+and the last confirmed pictures with every face they show.
 
 On disk, one folder per throw under the memory's root: `crops.npz` (the (N, 32, 32, 3) crops cut
 with `vision.read.crops.crop_die`) and `faces.json` (true faces, the reader's values and
-confidences, in the crops' order).
+confidences, in the crops' order). Under `frames/`, one folder per confirmed picture:
+`frame.jpg` and `faces.json` (every die the picture shows, in play or set aside, and how many
+dice the reader got wrong in it at each detector threshold tried); only the newest
+`MAX_FRAMES` are kept.
 """
 
 from __future__ import annotations
@@ -11,14 +15,28 @@ import json
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from vision.read.crops import crop_dice
 from vision.types import DieReading
+
+MAX_FRAMES = 30
+FRAMES = "frames"
+
+
+@dataclass(frozen=True)
+class ConfirmedFrame:
+    """A picture of a confirmed throw, the faces of every die in it (in no order), and how many
+    dice the reader got wrong in it by detector threshold."""
+
+    frame: np.ndarray  # BGR uint8
+    faces: tuple[int, ...]
+    misread: dict[float, int]
 
 
 @dataclass(frozen=True)
@@ -51,10 +69,8 @@ class TableMemory:
         if any(not 1 <= int(f) <= 6 for f in faces):
             raise ValueError(f"faces must be 1..6, not {list(faces)}")
         with self._lock:
-            self.root.mkdir(parents=True, exist_ok=True)
-            number = 1 + max((int(p.name) for p in self.root.iterdir() if p.name.isdigit()), default=0)
-            folder = self.root / f"{number:06d}"
-            partial = self.root / f".{number:06d}.partial"
+            folder = _new_folder(self.root)
+            partial = self.root / f".{folder.name}.partial"
             partial.mkdir()
             np.savez_compressed(partial / "crops.npz", crops=np.asarray(crops, np.uint8))
             (partial / "faces.json").write_text(
@@ -69,6 +85,65 @@ class TableMemory:
             )
             partial.rename(folder)  # a throw is either all there or not at all
         return folder
+
+    def save_frame(self, frame_bgr: np.ndarray, faces: Sequence[int], misread: Mapping[float, int]) -> Path:
+        """Keeps the picture of one confirmed throw with every face it shows (the dice in play as
+        the player confirmed them, and those set aside) and the reader's misread dice by detector
+        threshold, dropping the oldest pictures beyond `MAX_FRAMES`."""
+        if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3 or frame_bgr.dtype != np.uint8:
+            raise ValueError("expected a BGR uint8 frame of shape (height, width, 3)")
+        if len(faces) == 0 or any(not 1 <= int(f) <= 6 for f in faces):
+            raise ValueError(f"faces must be 1..6, at least one, not {list(faces)}")
+        ok, jpeg = cv2.imencode(".jpg", frame_bgr, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        if not ok:
+            raise ValueError("the frame cannot be encoded")
+        root = self.root / FRAMES
+        with self._lock:
+            folder = _new_folder(root)
+            partial = root / f".{folder.name}.partial"
+            partial.mkdir()
+            (partial / "frame.jpg").write_bytes(jpeg.tobytes())
+            record = {
+                "faces": [int(f) for f in faces],
+                "misread": {str(t): int(n) for t, n in misread.items()},
+                "saved": time.time(),
+            }
+            (partial / "faces.json").write_text(json.dumps(record))
+            partial.rename(folder)
+            for old in sorted(p for p in root.iterdir() if p.name.isdigit())[:-MAX_FRAMES]:
+                for item in old.iterdir():
+                    item.unlink()
+                old.rmdir()
+        return folder
+
+    def frames(self) -> list[ConfirmedFrame]:
+        """The kept pictures, oldest first; a damaged one is skipped."""
+        result = []
+        for folder, faces, misread in self._frame_records():
+            frame = cv2.imread(str(folder / "frame.jpg"), cv2.IMREAD_COLOR)
+            if frame is not None:
+                result.append(ConfirmedFrame(frame, faces, misread))
+        return result
+
+    def misreads(self) -> list[dict[float, int]]:
+        """Each kept picture's misread dice by detector threshold, without decoding the pictures."""
+        return [misread for _, _, misread in self._frame_records()]
+
+    def _frame_records(self) -> list[tuple[Path, tuple[int, ...], dict[float, int]]]:
+        root = self.root / FRAMES
+        if not root.is_dir():
+            return []
+        records = []
+        for folder in sorted(p for p in root.iterdir() if p.name.isdigit()):
+            try:
+                record = json.loads((folder / "faces.json").read_text())
+                faces = tuple(int(f) for f in record["faces"])
+                misread = {float(t): int(n) for t, n in record["misread"].items()}
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                continue  # a damaged picture is skipped, not fatal
+            if faces:
+                records.append((folder, faces, misread))
+        return records
 
     def examples(self) -> list[Example]:
         result: list[Example] = []
@@ -88,3 +163,10 @@ class TableMemory:
         if not self.root.is_dir():
             return 0
         return sum(1 for p in self.root.iterdir() if p.name.isdigit())
+
+
+def _new_folder(root: Path) -> Path:
+    """The next numbered folder's path under `root` (created), not the folder itself."""
+    root.mkdir(parents=True, exist_ok=True)
+    number = 1 + max((int(p.name) for p in root.iterdir() if p.name.isdigit()), default=0)
+    return root / f"{number:06d}"

@@ -148,6 +148,22 @@ class DiceReader:
         self.settings = settings or ReaderSettings()
         self.detector = detector
 
+    @property
+    def detector_threshold(self) -> float | None:
+        """The detector's threshold, when it is the learned detector (None for another finder)."""
+        from vision.read.detect import DiceDetector
+
+        return self.detector.settings.threshold if isinstance(self.detector, DiceDetector) else None
+
+    def with_detector_threshold(self, threshold: float) -> DiceReader:
+        """This reader with the learned detector's threshold changed (for a table whose dice it
+        scores lower); the models are shared. Another finder cannot be changed: ValueError."""
+        from vision.read.detect import DiceDetector
+
+        if not isinstance(self.detector, DiceDetector):
+            raise ValueError("only the learned detector's threshold can be changed")
+        return DiceReader(self.classifier, self.mode, self.settings, self.detector.with_threshold(threshold))
+
     def read(self, frame_bgr: np.ndarray) -> list[DieReading]:
         """The dice in the frame, as readings in frame pixels."""
         return [item.reading for item in self.inspect(frame_bgr) if item.reading is not None]

@@ -70,6 +70,5 @@ def test_the_shipped_reader_reads_98_percent(evaluations: dict[str, Evaluation])
     assert evaluations["shipped"].summary()["accuracy"] >= 0.98
 
 
-@NOT_YET
 def test_the_shipped_reader_reads_90_percent_of_throws_exactly(evaluations: dict[str, Evaluation]) -> None:
     assert evaluations["shipped"].summary()["exact_throws"] >= 0.90

@@ -97,8 +97,9 @@ def test_camera_hands_out_the_newest_frame_not_a_backlog() -> None:
         newest_before = camera.counter[0]
         second = source.read(timeout=2.0)
         assert second is not None
-        # Not the frame after `first`, but one at least as new as the newest when we asked.
-        assert frame_number(second.image) >= newest_before
+        # Not the frame after `first`, but one at least as new as the newest when we asked: the
+        # newest counted may still be on its way from the capture to the hand-over slot.
+        assert frame_number(second.image) >= newest_before - 1
         assert frame_number(second.image) > frame_number(first.image) + 10
         assert second.t > first.t
 

@@ -56,8 +56,9 @@ def test_misread_counts_missed_extra_and_wrong_dice() -> None:
     assert misread([reading(2), reading(4), reading(3)], FACES) == 2
 
 
-def test_lower_thresholds_are_tried_from_the_shipped_one() -> None:
-    assert candidates(0.4) == (0.4, 0.35, 0.3, 0.25, 0.2)
+def test_thresholds_around_the_shipped_one_are_tried_nearest_first() -> None:
+    assert candidates(0.4) == (0.4, 0.35, 0.45, 0.3, 0.5, 0.25, 0.55, 0.2, 0.6)
+    assert candidates(0.1) == (0.1, 0.05, 0.15, 0.2, 0.25, 0.3)
 
 
 def test_a_lower_threshold_is_taken_only_when_it_pays() -> None:
@@ -67,6 +68,8 @@ def test_a_lower_threshold_is_taken_only_when_it_pays() -> None:
     barely = [{0.4: MIN_GAIN - 1, 0.35: 0, 0.3: 0, 0.25: 0, 0.2: 0}]
     assert choose_threshold(0.4, barely) == 0.4
     assert choose_threshold(0.4, [{0.35: 0}]) == 0.4  # not read at the shipped threshold: unknown
+    ghosts = [{0.4: 1, 0.35: 2, 0.45: 0, 0.5: 0}] * 2
+    assert choose_threshold(0.4, ghosts) == 0.45  # of a tie, the nearest the shipped one
 
 
 def test_the_memory_keeps_the_newest_pictures_and_refuses_bad_ones(
@@ -135,3 +138,26 @@ def test_a_reader_without_the_learned_detector_learns_no_threshold(tmp_path: Pat
     assert learner.detector_threshold is None and learner.memory.misreads() == []
     with pytest.raises(ValueError, match="learned detector"):
         reader.with_detector_threshold(0.3)
+
+
+class PrintedDieDetector(FaintTableDetector):
+    """Three real dice, and a die printed on the tablecloth that the network scores 0.45."""
+
+    dice = (
+        (DieSpec(2, 150.0, 200.0, 60.0), 0.9),
+        (DieSpec(4, 320.0, 240.0, 60.0), 0.9),
+        (DieSpec(5, 490.0, 200.0, 60.0), 0.9),
+        (DieSpec(6, 560.0, 330.0, 50.0), 0.45),
+    )
+
+
+def test_the_learner_raises_the_threshold_where_the_table_shows_dice_that_are_not_there(tmp_path: Path) -> None:
+    dice = tuple(d for d, _ in PrintedDieDetector.dice)
+    frame = render(Scene(640, 400, background="felt", background_bgr=(60, 110, 40), dice=dice, seed=4)).frame
+    reader = DiceReader(mode="pips", detector=PrintedDieDetector(default_model_path("dice_detector.onnx")))
+    assert sorted(r.value for r in reader.read(frame)) == [2, 4, 5, 6]
+    learner = TableLearner(tmp_path / "memory", reader)
+    for _ in range(2):
+        learner.learn_picture(frame, FACES)  # the players confirm the three real dice
+    assert learner.detector_threshold == 0.5
+    assert sorted(r.value for r in learner.reader.read(frame)) == FACES

@@ -1,10 +1,12 @@
 """Learning how sure the detector must be on one table, from the pictures of confirmed throws.
 
 Where a table's light or dice make the detector score real dice lower than on the tables it
-learned from, dice go missing and players correct the count on the phone. Each confirmed
-picture is read at the shipped threshold and a few lower ones, and the dice misread at each are
-kept with it. The threshold with the fewest misread dice over the kept pictures is taken, but
-only when it beats the shipped threshold by `MIN_GAIN` dice or more; ties go to the stricter.
+learned from, dice go missing; where its pattern (granite specks, printed spots) or other
+objects look like dice to it, dice appear that are not there. Either way players correct the
+count on the phone. Each confirmed picture is read at the shipped threshold and a few lower and
+higher ones, and the dice misread at each are kept with it. The threshold with the fewest
+misread dice over the kept pictures is taken, but only when it beats the shipped threshold by
+`MIN_GAIN` dice or more; of thresholds that tie, the one nearest the shipped one.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import numpy as np
 from vision.types import DieReading
 
 STEP = 0.05
-STEPS = 4  # the lowest threshold tried is the shipped one less STEPS * STEP
+STEPS = 4  # thresholds tried: the shipped one and up to STEPS * STEP below and above it
 MIN_GAIN = 2  # dice, over all the kept pictures
 
 ReadAt = Callable[[float], Callable[[np.ndarray], Sequence[DieReading]]]
@@ -32,8 +34,11 @@ def misread(readings: Sequence[DieReading], faces: Sequence[int]) -> int:
 
 
 def candidates(shipped: float) -> tuple[float, ...]:
-    """The thresholds tried, the shipped one first."""
-    return tuple(round(shipped - k * STEP, 3) for k in range(STEPS + 1) if shipped - k * STEP > 0)
+    """The thresholds tried, nearest the shipped one first, lower before higher."""
+    tried = [shipped]
+    for k in range(1, STEPS + 1):
+        tried += [t for t in (shipped - k * STEP, shipped + k * STEP) if 0.0 < t < 1.0]
+    return tuple(round(t, 3) for t in tried)
 
 
 def misread_by_threshold(
@@ -49,5 +54,5 @@ def choose_threshold(shipped: float, misreads: Sequence[Mapping[float, int]]) ->
     if shipped not in tried:
         return shipped
     errors = {t: sum(m[t] for m in misreads) for t in tried}
-    best = min(tried, key=lambda t: (errors[t], -t))
+    best = min(tried, key=lambda t: (errors[t], abs(t - shipped), -t))
     return best if errors[shipped] - errors[best] >= MIN_GAIN else shipped

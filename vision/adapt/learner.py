@@ -92,15 +92,16 @@ class TableLearner:
     def __init__(self, root: str | os.PathLike[str], reader: DiceReaderLike) -> None:
         self.memory = TableMemory(root)
         self.base = reader
+        # The reader whose detector threshold can be learned: the shipped one, with the learned detector.
+        self._tunable = reader if isinstance(reader, DiceReader) and reader.detector_threshold is not None else None
         self.reader = AdaptedReader(self._tuned(_load_threshold(self.memory)), self._load())
         self._lock = threading.Lock()  # one rebuild at a time
 
     def _tuned(self, threshold: float | None) -> DiceReaderLike:
         """The base reader with the detector threshold learned for this table, if it has one."""
-        if threshold is None or _shipped_threshold(self.base) in (None, threshold):
+        if self._tunable is None or threshold in (None, self._tunable.detector_threshold):
             return self.base
-        assert isinstance(self.base, DiceReader)
-        return self.base.with_detector_threshold(threshold)
+        return self._tunable.with_detector_threshold(threshold)
 
     @property
     def detector_threshold(self) -> float | None:
@@ -110,11 +111,11 @@ class TableLearner:
         """Keeps the picture of a confirmed throw with every face it shows (in play and set aside)
         and sets the detector's threshold for this table from all the kept pictures. Reads the
         picture once per threshold tried."""
-        shipped = _shipped_threshold(self.base)
-        if shipped is None:
+        if self._tunable is None:
             return  # a reader without the learned detector has no threshold to learn
-        assert isinstance(self.base, DiceReader)
-        misread = misread_by_threshold(_read_at(self.base), shipped, frame_bgr, faces)
+        shipped = self._tunable.detector_threshold
+        assert shipped is not None
+        misread = misread_by_threshold(_read_at(self._tunable), shipped, frame_bgr, faces)
         self.memory.save_frame(frame_bgr, faces, misread)
         with self._lock:
             threshold = choose_threshold(shipped, self.memory.misreads())

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -51,6 +52,19 @@ def test_network_input_keeps_the_aspect_and_pads_to_32(detector: DiceDetector) -
     assert scale == pytest.approx(640 / 1280)
     assert batch.shape == (1, 3, 384, 640)
     assert batch.dtype == np.float32
+
+
+def test_network_input_holds_each_colour_plane_in_0_to_1(detector: DiceDetector) -> None:
+    frame = np.random.default_rng(3).integers(0, 256, (64, 96, 3), dtype=np.uint8)
+    batch, scale = detector.network_input(frame)
+    resized = cv2.resize(frame, (640, round(64 * scale)), interpolation=cv2.INTER_LINEAR)
+    expected = resized.transpose(2, 0, 1).astype(np.float32) / 255.0
+    assert batch.shape == (1, 3, 448, 640)
+    np.testing.assert_allclose(batch[0, :, : resized.shape[0]], expected, atol=1e-6)
+    np.testing.assert_array_equal(
+        batch[0, :, resized.shape[0] :],
+        batch[0, :, resized.shape[0] - 1 : resized.shape[0]].repeat(448 - resized.shape[0], 1),
+    )
 
 
 def test_a_file_that_is_no_model_is_refused(tmp_path: Path) -> None:

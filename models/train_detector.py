@@ -151,13 +151,12 @@ def sample(
     border = tuple(int(v) for v in rng.integers(0, 256, 3))
     interpolation = cv2.INTER_AREA if scale < 0.7 else cv2.INTER_LINEAR
     if scale < 0.5:  # shrink in two steps so small dice keep their look
-        # Only the part of the photo the turned crop can reach is shrunk.
+        # Only the part of the photo the turned crop can reach is shrunk (the focus lies less
+        # than `reach` from the photo, so the part is never empty).
         reach = 0.75 * CROP / scale
         x0, y0 = (max(0, int(v - reach)) for v in focus)
         x1, y1 = int(focus[0] + reach) + 1, int(focus[1] + reach) + 1
         region = photo.image[y0:y1, x0:x1]
-        if region.size == 0:
-            region, x0, y0 = photo.image, 0, 0
         small = cv2.resize(region, None, fx=scale * 1.5, fy=scale * 1.5, interpolation=cv2.INTER_AREA)
         m2 = matrix.copy()
         m2[:, :2] /= scale * 1.5

@@ -1,10 +1,10 @@
 """Time the live reader (`dicekeeper bench --live`) and the classic blob reader side by side,
 in one run, one thread, on the same frames.
 
-    python benchmarks/compare_live.py [--repeat 20] [--one-view] [--json] FRAME...
+    python benchmarks/compare_live.py [--repeat 20] [--mirrored] [--json] FRAME...
 
-`--one-view` also times the live reader with the detector's single view, to show what the
-mirrored view costs.
+`--mirrored` also times the live reader with the detector looking at the frame mirrored too
+(`DetectorSettings(views=2)`), to show what that view costs.
 """
 
 from __future__ import annotations
@@ -33,15 +33,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("frames", nargs="+", type=Path)
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=3, help="alternate the two readers this many times")
-    parser.add_argument("--one-view", action="store_true", help="also time the detector with one view")
+    parser.add_argument("--mirrored", action="store_true", help="also time the detector with the mirrored view")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     frames = [load_image(path) for path in args.frames]
     readers = {"live": default_reader().read, "classic": ClassicBlobReader().read}
-    if args.one_view:
-        readers["one-view"] = DiceReader(
-            load_default_classifier(), detector=load_default_detector(settings=DetectorSettings(views=1))
+    if args.mirrored:
+        readers["mirrored"] = DiceReader(
+            load_default_classifier(), detector=load_default_detector(settings=DetectorSettings(views=2))
         ).read
     times: dict[str, list[float]] = {name: [] for name in readers}
     for _ in range(args.rounds):  # alternating, so a busy spell of the machine hits both

@@ -51,25 +51,28 @@ A small fully convolutional network (CenterNet-style) that finds the top face of
 six-sided die in a frame. `vision.read.detect` runs it with onnxruntime on the CPU, one
 thread, on the frame shrunk or enlarged to 640 pixels on its long side.
 
-- Architecture (`models/detector_net.py`): a 3x3 stem and depthwise-separable blocks down to
-  1/32, a feature pyramid back up to 1/4, and a head of five maps at 1/4 of the input: die
-  centre probability (3x3 peak suppression inside the graph), offset within the cell, and
-  the log width and height of the top face's box. {parameters} weights.
+- Architecture (`models/detector_net.py`): a 4x4 patch stem straight to 1/4 of the input,
+  depthwise-separable blocks down to 1/32, a narrow feature pyramid (24 channels) back up to
+  1/4, and a head of five maps at 1/4 of the input: die centre probability (3x3 peak
+  suppression inside the graph), offset within the cell, and the log width and height of the
+  top face's box. {parameters} weights. No layer runs at full or half size, where most of a
+  small network's time goes.
 - Size: {size_bytes} bytes, ONNX opset 18, input `frame` (1, 3, H, W) BGR in 0..1 with H and W
   multiples of 32.
-- Training: {steps} steps of {batch} crops of 192x192, AdamW, learning rate 0.003 with
+- Training: {steps} steps of {batch} crops of 192x192, AdamW, learning rate {learning_rate} with
   a warm-up and a cosine decay on the clock, focal loss on the centres (CenterNet's), L1 on
   offsets and log sizes. {minutes} minutes wall clock on a 2-core CPU{shared}.
-- Command: `{command}`
+- Command: `{command}`{lineage}
 
 ## Data
 
 - Synthetic: {synthetic_frames} domain-randomised frames of 320x320 from
-  `vision.synth.domain` (`datasets/detector_scenes.py`, seed 1): procedural tables (wood,
+  `vision.synth.domain` (`datasets/detector_scenes.py`{seeds}): procedural tables (wood,
   felt, cloth, granite speckle, marble, paper with print, printed cloth, checks, painted,
   carpet, trays with walls and shadows), dice of any body and pip colour, marbled and
   translucent dice, round, square and ring pips, dice leaning up to about 55 degrees and
-  a camera up to about 45 degrees off vertical, heaps of touching dice, hands, coins, poker
+  a camera up to about 45 degrees off vertical, heaps of touching dice, matched sets (every
+  die alike) in two frames of five, hands, coins, poker
   chips, cards, pens and d4, d8, d10, d12 and d20 dice (never labelled), light gradients,
   colour casts, defocus and motion blur, sensor noise and JPEG. About one frame in
   fourteen is an empty table.
@@ -84,8 +87,8 @@ thread, on the frame shrunk or enlarged to 640 pixels on its long side.
 ## Finding dice on `val` (boxes only, at --max-side 1280)
 
 A box counts as found when its centre lies within half a labelled die of the label's centre.
-These figures are the network on the frame as it is (one view); the reader also looks at the
-frame mirrored (`DetectorSettings.views`), which docs/vision.md measures.
+These figures are the network on the frame as it is (one view, as the reader uses it by
+default); the reader's own figures are in docs/vision.md.
 
 | set | dice | recall | precision |
 |---|---|---|---|
@@ -98,6 +101,18 @@ frame mirrored (`DetectorSettings.views`), which docs/vision.md measures.
 - It was trained on three real photo sets and synthetic frames; tables unlike both may
   still fool it.
 """
+
+
+def _lineage(info: dict[str, object]) -> str:
+    """The runs before the last, for a model trained on from an earlier export (`--init`)."""
+    earlier = info.get("earlier_runs") or []
+    assert isinstance(earlier, list)
+    return "".join(
+        f"\n- Before that, the run whose export `--init` went on from: `{run['command']}`, "
+        f"{run['steps']} steps at learning rate {run.get('learning_rate', 0.003)}, "
+        f"{run['minutes']} minutes{run.get('shared', '')}."
+        for run in earlier
+    )
 
 
 def write_card(model: Path, data: Path, card: Path) -> dict[str, object]:
@@ -114,9 +129,12 @@ def write_card(model: Path, data: Path, card: Path) -> dict[str, object]:
             size_bytes=model.stat().st_size,
             steps=info["steps"],
             batch=info["batch"],
+            learning_rate=info.get("learning_rate", 0.003),
             minutes=info["minutes"],
             shared=info.get("shared", ""),
             command=info["command"],
+            lineage=_lineage(info),
+            seeds=info.get("synthetic_seeds", ", seed 1"),
             synthetic_frames=info["synthetic_frames"],
             real_photos=real,
             table=rows,

@@ -15,12 +15,6 @@ from torch.nn import functional as F
 STRIDE = 4
 
 
-def _conv(inputs: int, outputs: int, stride: int = 1) -> nn.Sequential:
-    return nn.Sequential(
-        nn.Conv2d(inputs, outputs, 3, stride, 1, bias=False), nn.BatchNorm2d(outputs), nn.ReLU(inplace=True)
-    )
-
-
 class _Separable(nn.Module):
     """Depthwise 3x3 then pointwise 1x1, with a shortcut when the shape allows it."""
 
@@ -40,10 +34,20 @@ class _Separable(nn.Module):
 
 
 class DiceDetectorNet(nn.Module):
-    def __init__(self, width: int = 1) -> None:
+    """A 4x4 patch stem straight to a quarter of the input (no layer runs at full or half
+    size, where most of a small net's time goes), depthwise-separable blocks down to 1/32,
+    and a narrow feature pyramid back up to 1/4."""
+
+    def __init__(self, channels: tuple[int, ...] = (24, 24, 48, 96, 128), head: int = 24) -> None:
         super().__init__()
-        c = [16 * width, 32 * width, 48 * width, 96 * width, 128 * width]
-        self.stem = nn.Sequential(_conv(3, c[0], 2), _Separable(c[0], c[1], 2), _Separable(c[1], c[1]))  # /4
+        c = channels
+        self.stem = nn.Sequential(
+            nn.Conv2d(3, c[0], STRIDE, STRIDE, bias=False),
+            nn.BatchNorm2d(c[0]),
+            nn.ReLU(inplace=True),
+            _Separable(c[0], c[1]),
+            _Separable(c[1], c[1]),
+        )  # /4
         self.down8 = nn.Sequential(_Separable(c[1], c[2], 2), _Separable(c[2], c[2]))
         self.down16 = nn.Sequential(
             _Separable(c[2], c[3], 2), _Separable(c[3], c[3]), _Separable(c[3], c[3], dilation=2)
@@ -51,12 +55,12 @@ class DiceDetectorNet(nn.Module):
         self.down32 = nn.Sequential(
             _Separable(c[3], c[4], 2), _Separable(c[4], c[4]), _Separable(c[4], c[4], dilation=2)
         )
-        self.lateral16 = nn.Conv2d(c[3], 64, 1)
-        self.lateral8 = nn.Conv2d(c[2], 64, 1)
-        self.lateral4 = nn.Conv2d(c[1], 64, 1)
-        self.top32 = nn.Conv2d(c[4], 64, 1)
-        self.smooth = _Separable(64, 64)
-        self.head = nn.Sequential(_Separable(64, 64), nn.Conv2d(64, 5, 1))
+        self.lateral16 = nn.Conv2d(c[3], head, 1)
+        self.lateral8 = nn.Conv2d(c[2], head, 1)
+        self.lateral4 = nn.Conv2d(c[1], head, 1)
+        self.top32 = nn.Conv2d(c[4], head, 1)
+        self.smooth = _Separable(head, head)
+        self.head = nn.Sequential(_Separable(head, head), nn.Conv2d(head, 5, 1))
         nn.init.constant_(self.head[-1].bias, 0.0)
         with torch.no_grad():
             self.head[-1].bias[0] = -4.0  # dice are rare: start the heatmap near zero

@@ -273,7 +273,9 @@ def export(net: DiceDetectorNet, path: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "datasets")
-    parser.add_argument("--synthetic", type=Path, default=ROOT / "datasets" / "build" / "detector_synthetic.npz")
+    parser.add_argument(
+        "--synthetic", type=Path, nargs="+", default=[ROOT / "datasets" / "build" / "detector_synthetic.npz"]
+    )
     parser.add_argument("--without", choices=sorted(DOMAINS), action="append", default=[])
     parser.add_argument("--minutes", type=float, default=40.0)
     parser.add_argument("--batch", type=int, default=32)
@@ -293,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
 
     started = time.time()
     sources: list[tuple[list[Photo], bool]] = []
-    synthetic = load_synthetic(args.synthetic)
+    synthetic = [photo for path in args.synthetic for photo in load_synthetic(path)]
     used = {}
     for name in DOMAINS:
         if name in args.without or not (args.data / DOMAINS[name]).is_dir():
@@ -352,6 +354,7 @@ def main(argv: list[str] | None = None) -> int:
         "synthetic_frames": len(synthetic),
         "steps": step,
         "batch": args.batch,
+        "learning_rate": args.lr,
         "minutes": round((time.time() - t0) / 60, 1),
         "final_loss": [round(float(v), 4) for v in np.mean(history[-200:], axis=0)],
         "input_side": INPUT_SIDE,

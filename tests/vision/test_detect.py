@@ -121,7 +121,7 @@ def test_views_must_be_one_two_or_four() -> None:
 def test_a_die_scores_its_mean_over_the_views(monkeypatch: pytest.MonkeyPatch) -> None:
     """Seen in both views (the mirrored one mirrored back) a die keeps the mean score and the
     box of the frame as it is; seen in one view only, half its score, below the threshold."""
-    detector = DiceDetector(default_model_path("dice_detector.onnx"), settings=DetectorSettings(views=2))
+    detector = DiceDetector(default_model_path("dice_detector.onnx"), settings=DetectorSettings(threshold=0.4, views=2))
     frame = np.zeros((100, 200, 3), np.uint8)
     frame[:, :100] = 255  # tells the views apart: the mirrored one is dark on the left
     both = Detection(DieBox(40.0, 50.0, 20.0, 20.0), 0.9)

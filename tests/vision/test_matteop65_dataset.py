@@ -65,7 +65,6 @@ def test_a_reader_that_never_saw_this_table_has_97_percent_precision(evaluations
     assert evaluations["unseen"].summary()["precision"] >= 0.97
 
 
-@NOT_YET
 def test_the_shipped_reader_reads_98_percent(evaluations: dict[str, Evaluation]) -> None:
     assert evaluations["shipped"].summary()["accuracy"] >= 0.98
 

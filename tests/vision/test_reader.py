@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import cv2
 import numpy as np
 import pytest
 from drawn import BLACK, IVORY, RED, DrawnDie, draw_coin, draw_scene, draw_table
@@ -308,3 +309,26 @@ def test_every_found_box_is_read_and_nothing_else() -> None:
     boxes = [DieBox(150, 200, 75, 75), DieBox(450, 200, 90, 90), DieBox(-200, -200, 30, 30)]
     readings = DiceReader(mode="pips", detector=BoxesAt(*boxes)).read(frame)
     assert_reads(readings, dice)
+
+
+def speck_beside_three_dice() -> tuple[np.ndarray, list[DrawnDie], BoxesAt]:
+    """Three dice about 70 pixels across and a dark speck on the table, found as a small die."""
+    dice = [DrawnDie(v, (250 + 300 * i, 300), 70, 15.0 * i) for i, v in enumerate((3, 5, 6))]
+    frame = draw_scene(1280, 720, dice, seed=6)
+    cv2.circle(frame, (1100, 520), 5, (40, 40, 40), cv2.FILLED, cv2.LINE_AA)
+    boxes = [DieBox(float(d.center[0]), float(d.center[1]), 72.0, 72.0) for d in dice]
+    return frame, dice, BoxesAt(*boxes, DieBox(1100.0, 520.0, 30.0, 30.0))
+
+
+def test_a_speck_much_smaller_than_the_dice_is_not_read_as_a_one() -> None:
+    frame, dice, finder = speck_beside_three_dice()
+    assert_reads(DiceReader(mode="pips", detector=finder).read(frame), dice)
+    unchecked = DiceReader(mode="pips", detector=finder, settings=ReaderSettings(speck_size=None)).read(frame)
+    assert sorted(r.value for r in unchecked) == [1, 3, 5, 6]  # without the check it is a one
+
+
+def test_a_small_die_showing_more_than_one_pip_is_kept() -> None:
+    dice = [DrawnDie(v, (250 + 300 * i, 300), 70 if i < 3 else 36, 0.0) for i, v in enumerate((3, 5, 6, 2))]
+    frame = draw_scene(1280, 720, dice, seed=7)
+    boxes = [DieBox(float(d.center[0]), float(d.center[1]), d.size + 2.0, d.size + 2.0) for d in dice]
+    assert_reads(DiceReader(mode="pips", detector=BoxesAt(*boxes)).read(frame), dice)

@@ -31,7 +31,7 @@ _VIEWS: dict[int, tuple[int | None, ...]] = {1: (None,), 2: (None, 1), 4: (None,
 @dataclass(frozen=True)
 class DetectorSettings:
     input_side: int = 640  # the long side the network sees, in pixels
-    threshold: float = 0.4  # a peak below this is not a die (chosen on the train splits, see docs/vision.md)
+    threshold: float = 0.35  # a peak below this is not a die (chosen on the train splits, see docs/vision.md)
     # Two peaks closer than this share of the larger die are one die seen twice.
     merge_distance: float = 0.5
     max_dice: int = 64
@@ -39,7 +39,7 @@ class DetectorSettings:
     # down and both. A die's score is its mean over the views, a view that does not find it
     # giving 0; each view reports peaks down to half the threshold. Its box is the first
     # view's that found it.
-    views: int = 2
+    views: int = 1
 
     def __post_init__(self) -> None:
         if self.views not in _VIEWS:

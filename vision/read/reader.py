@@ -92,6 +92,11 @@ class ReaderSettings:
     centre_on_pips: bool = True
     # Pips are looked for on the face alone, not on the table in the corners of its box.
     face_mask: bool = True
+    # A die read as a one (a lone spot) that is smaller than this share of the median size of
+    # the other dice found, at least two of them, is a speck on the table, not a die: a set's
+    # dice are all alike in size. The classifier may still keep it, when `veto_probability` sure
+    # of the one. None: no such check.
+    speck_size: float | None = 0.6
 
 
 def _pips_confidence(face: FaceRead, contrast: float) -> float:
@@ -118,6 +123,23 @@ def _centred_on_pips(reading: DieReading, pips: PipFinding, face: FaceRead) -> D
 
 
 _UNREAD = FaceRead(None, 0, float("inf"), ("not read",))
+
+
+def _without_specks(inspections: list[Inspection], share: float, sure: float) -> list[Inspection]:
+    """The inspections with each one-pip reading much smaller than the other dice dropped (see
+    `ReaderSettings.speck_size`)."""
+    read = [(i, item.reading) for i, item in enumerate(inspections) if item.reading is not None]
+    if len(read) < 3:
+        return inspections
+    sides = [max(reading.box.w, reading.box.h) for _, reading in read]
+    kept = list(inspections)
+    for k, (i, reading) in enumerate(read):
+        if reading.value != 1 or (reading.method == "classifier" and reading.confidence >= sure):
+            continue
+        others = float(np.median(sides[:k] + sides[k + 1 :]))
+        if sides[k] < share * others:
+            kept[i] = replace(inspections[i], reading=None)
+    return kept
 
 
 class DiceReader:
@@ -195,6 +217,8 @@ class DiceReader:
             if reading is not None and self.settings.centre_on_pips:
                 reading = _centred_on_pips(reading, pips, face)
             inspections.append(Inspection(candidate, pips, face, reading))
+        if self.settings.speck_size is not None:
+            inspections = _without_specks(inspections, self.settings.speck_size, self.settings.veto_probability)
         return inspections
 
     def _look_at(self, frame_bgr: np.ndarray, candidate: Candidate) -> tuple[PipFinding, FaceRead]:

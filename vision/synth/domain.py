@@ -17,10 +17,12 @@ from vision.synth.clutter import draw_random_clutter
 from vision.synth.render import DieSpec, Effects, Glare, draw_dice, top_face
 from vision.synth.scenes import DIE_COLOURS, contrasting_colour
 from vision.synth.tables import SURFACES, draw_surface, random_colour
-from vision.types import as_bgr
+from vision.types import BGR, as_bgr
 
 # A face turned further than this from the camera (cosine) is not read, so not labelled.
 MIN_FACING = 0.45
+# The share of frames whose dice are one matched set (the others mix dice of every kind).
+MATCHED_SET = 0.4
 
 
 @dataclass(frozen=True)
@@ -33,15 +35,25 @@ class SceneSample:
     values: np.ndarray
 
 
-def _random_die(
-    rng: np.random.Generator, cx: float, cy: float, size: float, lean: float, lean_direction: float
-) -> DieSpec:
+def _random_colours(rng: np.random.Generator) -> tuple[BGR, BGR]:
+    """A die's body and pip colours: a common kind of die, or any pair that stands apart."""
     if rng.random() < 0.55:
         body, pips = DIE_COLOURS[int(rng.integers(len(DIE_COLOURS)))]
-        body = as_bgr(c + j for c, j in zip(body, rng.integers(-25, 26, 3)))
-    else:
-        body = random_colour(rng)
-        pips = contrasting_colour(rng, body)
+        return as_bgr(c + j for c, j in zip(body, rng.integers(-25, 26, 3))), pips
+    body = random_colour(rng)
+    return body, contrasting_colour(rng, body)
+
+
+def _random_die(
+    rng: np.random.Generator,
+    cx: float,
+    cy: float,
+    size: float,
+    lean: float,
+    lean_direction: float,
+    colours: tuple[BGR, BGR] | None = None,
+) -> DieSpec:
+    body, pips = colours if colours is not None else _random_colours(rng)
     marble = None
     if rng.random() < 0.12:
         marble = random_colour(rng)
@@ -214,7 +226,9 @@ def random_sample(
 
     lean = oblique * 35
     lean_direction = 90.0 if rng.random() < 0.7 else float(rng.uniform(0, 360))
-    dice = tuple(_random_die(rng, x, y, s, lean, lean_direction) for x, y, s in spots)
+    # Players mostly throw a matched set: then every die has the same colours.
+    matched = _random_colours(rng) if rng.random() < MATCHED_SET else None
+    dice = tuple(_random_die(rng, x, y, s, lean, lean_direction, matched) for x, y, s in spots)
     glares = tuple(
         Glare(
             cx=d.cx + rng.uniform(-0.4, 0.4) * d.size,

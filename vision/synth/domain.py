@@ -15,9 +15,9 @@ import numpy as np
 
 from vision.synth.clutter import draw_random_clutter
 from vision.synth.render import DieSpec, Effects, Glare, draw_dice, top_face
-from vision.synth.scenes import DIE_COLOURS, contrasting_colour
+from vision.synth.scenes import die_colours
 from vision.synth.tables import SURFACES, draw_surface, random_colour
-from vision.types import BGR, as_bgr
+from vision.types import BGR
 
 # A face turned further than this from the camera (cosine) is not read, so not labelled.
 MIN_FACING = 0.45
@@ -35,15 +35,6 @@ class SceneSample:
     values: np.ndarray
 
 
-def _random_colours(rng: np.random.Generator) -> tuple[BGR, BGR]:
-    """A die's body and pip colours: a common kind of die, or any pair that stands apart."""
-    if rng.random() < 0.55:
-        body, pips = DIE_COLOURS[int(rng.integers(len(DIE_COLOURS)))]
-        return as_bgr(c + j for c, j in zip(body, rng.integers(-25, 26, 3))), pips
-    body = random_colour(rng)
-    return body, contrasting_colour(rng, body)
-
-
 def _random_die(
     rng: np.random.Generator,
     cx: float,
@@ -53,7 +44,7 @@ def _random_die(
     lean_direction: float,
     colours: tuple[BGR, BGR] | None = None,
 ) -> DieSpec:
-    body, pips = colours if colours is not None else _random_colours(rng)
+    body, pips = colours if colours is not None else die_colours(rng, 0.55, 25)
     marble = None
     if rng.random() < 0.12:
         marble = random_colour(rng)
@@ -227,7 +218,7 @@ def random_sample(
     lean = oblique * 35
     lean_direction = 90.0 if rng.random() < 0.7 else float(rng.uniform(0, 360))
     # Players mostly throw a matched set: then every die has the same colours.
-    matched = _random_colours(rng) if rng.random() < MATCHED_SET else None
+    matched = die_colours(rng, 0.55, 25) if rng.random() < MATCHED_SET else None
     dice = tuple(_random_die(rng, x, y, s, lean, lean_direction, matched) for x, y, s in spots)
     glares = tuple(
         Glare(

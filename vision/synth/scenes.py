@@ -46,6 +46,16 @@ def contrasting_colour(rng: np.random.Generator, body: BGR) -> BGR:
             return colour
 
 
+def die_colours(rng: np.random.Generator, common_share: float, jitter: int) -> tuple[BGR, BGR]:
+    """A die's body and pip colours: one of the common kinds (`common_share` of the time), its
+    body shifted by up to `jitter` per channel, or any body with pips that stand out on it."""
+    if rng.random() < common_share:
+        body, pips = DIE_COLOURS[rng.integers(len(DIE_COLOURS))]
+        return as_bgr(c + j for c, j in zip(body, rng.integers(-jitter, jitter + 1, 3))), pips
+    body = random_colour(rng)
+    return body, contrasting_colour(rng, body)
+
+
 def random_die(
     rng: np.random.Generator,
     cx: float,
@@ -54,13 +64,7 @@ def random_die(
     value: int | None = None,
     max_tilt: float = 40.0,
 ) -> DieSpec:
-    if rng.random() < 0.7:
-        body, pips = DIE_COLOURS[rng.integers(len(DIE_COLOURS))]
-        jitter = rng.integers(-20, 21, 3)
-        body = as_bgr(c + j for c, j in zip(body, jitter))
-    else:
-        body = random_colour(rng)
-        pips = contrasting_colour(rng, body)
+    body, pips = die_colours(rng, 0.7, 20)
     tilt = float(min(max_tilt, abs(rng.normal(0, max_tilt / 2.5)))) if max_tilt > 0 else 0.0
     return DieSpec(
         value=int(value if value is not None else rng.integers(1, 7)),

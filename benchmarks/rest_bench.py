@@ -16,12 +16,12 @@ import json
 import statistics
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
-from benchmarks.rest_videos import VideoTruth, labelled_photos, make_video
+from benchmarks.rest_videos import VideoStyle, VideoTruth, labelled_photos, make_video
 from vision.live.settle import DiceReaderLike, SettleConfig, SettledThrow, ThrowWatcher
 from vision.live.sources import VideoFileSource
 
@@ -130,6 +130,8 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="pace reading as on one core in real time (1: reading may use the whole core)",
     )
+    parser.add_argument("--still-hands", type=float, default=0.0, help="share of rests a still hand comes before")
+    parser.add_argument("--no-hand-check", action="store_true", help="settle without looking for still hands")
     parser.add_argument("--keep", type=Path, default=None, help="keep the videos in this folder")
     args = parser.parse_args(argv)
     photos = labelled_photos(args.folders)
@@ -140,8 +142,12 @@ def main(argv: list[str] | None = None) -> int:
         folder.mkdir(parents=True, exist_ok=True)
         for n in range(args.videos):
             video = folder / f"rests_{args.seed + n}.avi"
-            truth = make_video(photos, video, args.rests, seed=args.seed + n)
-            throws = watch_video(video, reader, SettleConfig(read_share=args.read_share))
+            style = VideoStyle(still_hand_share=args.still_hands)
+            truth = make_video(photos, video, args.rests, seed=args.seed + n, style=style)
+            config = SettleConfig(read_share=args.read_share)
+            if args.no_hand_check:
+                config = replace(config, hand_wait=None)
+            throws = watch_video(video, reader, config)
             result = score(truth, throws)
             print(json.dumps({"video": video.name, **result.to_dict()}), flush=True)
             total.add(result)

@@ -4,9 +4,10 @@
 
 Each rest is one labelled photo pasted into a 1280x720 table frame, still for `rest_seconds`. Between
 rests the old photo slides out and the next slides in with motion blur, and now and then a hand
-sweeps across. Every frame gets sensor noise, a small brightness flicker and a JPEG round trip, as a
-webcam would give. Next to the video a JSON file holds the truth: for each rest its first and last
-frame and the faces in it.
+sweeps across (with `still_hand_share`, a hand may also reach in and hold still before a rest).
+Every frame gets sensor noise, a small brightness flicker and a JPEG round trip, as a webcam would
+give. Next to the video a JSON file holds the truth: for each rest its first and last frame and
+the faces in it.
 """
 
 from __future__ import annotations
@@ -35,6 +36,10 @@ class VideoStyle:
     rest_seconds: float = 1.5
     move_seconds: tuple[float, float] = (0.7, 1.1)
     hand_share: float = 0.35  # share of the moves with a hand sweeping across
+    # Share of the rests before which a hand reaches in over the dice that have just stopped,
+    # holds still for `hand_hold` seconds and goes: the rest begins once it has gone.
+    still_hand_share: float = 0.0
+    hand_hold: float = 1.0
     noise: float = 3.0  # grey levels of sensor noise
     jpeg_quality: int = 70
     # Per-channel gain (B, G, R) and gamma: a warm light or a colour cast, so the video shows a table
@@ -199,6 +204,30 @@ def _move(
         yield frame
 
 
+def _still_hand(placed: _Placed, style: VideoStyle, hands: HandSprites, rng: random.Random) -> Iterator[np.ndarray]:
+    """A hand comes up from the bottom edge to a point over the photo soon after the dice stop,
+    holds still and goes back."""
+    lean = rng.uniform(-0.3, 0.3)
+    cut, sprite = hands.get(lean)
+    ax, ay = hands.anchor
+    h, w = placed.image.shape[:2]
+    hx = placed.x + rng.uniform(0.2, 0.8) * w
+    hy = placed.y + rng.uniform(0.3, 0.8) * h
+    still = _compose(placed)
+    # The dice lie still a moment before the hand comes: less than a throw needs to settle.
+    yield from [still] * round(0.15 * style.fps)
+    travel = max(2, round(0.3 * style.fps))
+    path = [
+        HEIGHT + 3.5 * hands.s + (hy - HEIGHT - 3.5 * hands.s) * math.sin(0.5 * math.pi * (k + 1) / travel)
+        for k in range(travel)
+    ]
+    ys = path + [hy] * round(style.hand_hold * style.fps) + path[::-1]
+    for y in ys:
+        frame = still.copy()
+        paste(frame, sprite, int(hx - ax + cut), int(y - ay))  # type: ignore[arg-type]
+        yield frame
+
+
 def make_video(
     photos: Sequence[LabelledImage], path: str | Path, rests: int, seed: int = 1, style: VideoStyle | None = None
 ) -> VideoTruth:
@@ -231,6 +260,9 @@ def make_video(
             moving = round(rng.uniform(*style.move_seconds) * style.fps)
             for frame in _move(previous, placed, moving, rng.random() < style.hand_share, hands, rng):
                 write(frame)
+            if style.still_hand_share > 0 and rng.random() < style.still_hand_share:
+                for frame in _still_hand(placed, style, hands, rng):
+                    write(frame)
             start = index
             still = _compose(placed)
             for _ in range(round(style.rest_seconds * style.fps)):
@@ -254,10 +286,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rests", type=int, default=16)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rest-seconds", type=float, default=1.5)
+    parser.add_argument("--still-hands", type=float, default=0.0, help="share of rests a still hand comes before")
     parser.add_argument("--out", type=Path, required=True, help="the video (.avi); the truth goes to OUT.json")
     args = parser.parse_args(argv)
     photos = labelled_photos(args.folders)
-    truth = make_video(photos, args.out, args.rests, args.seed, VideoStyle(rest_seconds=args.rest_seconds))
+    truth = make_video(
+        photos,
+        args.out,
+        args.rests,
+        args.seed,
+        VideoStyle(rest_seconds=args.rest_seconds, still_hand_share=args.still_hands),
+    )
     print(f"{args.out}: {truth.frames} frames, {len(truth.rests)} rests; truth in {args.out}.json")
     return 0
 

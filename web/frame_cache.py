@@ -39,7 +39,7 @@ class FrameCache:
             newest.image, newest.index, newest.observation = image, index, observation
             if observation.readings is not None:
                 newest.readings = observation.readings
-            elif observation.status.phase == "moving":
+            elif observation.status.phase in ("moving", "hand"):
                 newest.readings = ()
             self._changed.notify_all()
 

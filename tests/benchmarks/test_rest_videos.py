@@ -13,7 +13,7 @@ from rendered_photo_set import write_photo_set
 from benchmarks.rest_bench import score, watch_video
 from benchmarks.rest_videos import HEIGHT, WIDTH, VideoStyle, VideoTruth, labelled_photos, make_video
 from dicekeeper.cli import main
-from vision.live.settle import SettledThrow
+from vision.live.settle import SettleConfig, SettledThrow
 from vision.read.reader import DiceReader
 from vision.types import DieBox, DieReading
 
@@ -85,3 +85,20 @@ def test_the_benchmark_scores_once_extra_missed_and_latency(video: tuple[Path, V
     made = score(truth, made_up)
     assert (made.reported_once, made.extra, made.missed, made.exact) == (2, 2, 1, 1)
     assert made.latencies == pytest.approx([9 / truth.fps, 15 / truth.fps])
+
+
+def test_a_hand_holding_still_before_each_rest_is_waited_out(tmp_path: Path) -> None:
+    photos = labelled_photos([write_photo_set(tmp_path / "set")])
+    path = tmp_path / "hands.avi"
+    style = VideoStyle(hand_share=0.0, still_hand_share=1.0, hand_hold=1.0)
+    truth = make_video(photos, path, rests=3, seed=5, style=style)
+    plain = make_video(photos, tmp_path / "plain.avi", rests=3, seed=5, style=VideoStyle(hand_share=0.0))
+    # Each rest comes a hand's visit (0.15 s before it, 1 s still, 0.3 s each way) later than without.
+    assert truth.rests[0].start - plain.rests[0].start == round(0.15 * truth.fps) + round(1.6 * truth.fps)
+    result = score(truth, watch_video(path, DiceReader(mode="pips"))).to_dict()
+    assert result["reported_once"] == 3 and result["extra"] == 0 and result["missed"] == 0
+    assert result["read_exactly"] == 3
+    assert result["latency_worst_s"] is not None and result["latency_worst_s"] <= 0.5
+    # Without the check, the dice are reported while the hand holds still: before their rest.
+    blind = watch_video(path, DiceReader(mode="pips"), SettleConfig(hand_wait=None))
+    assert score(truth, blind).to_dict()["extra"] >= 1

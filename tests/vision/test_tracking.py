@@ -44,3 +44,22 @@ def test_the_vote_weighs_confidence_and_a_split_vote_is_doubtful() -> None:
     (split,) = tracker.dice()
     assert split.reading.value == 3 and split.doubtful and abs(split.share - 0.6) < 1e-9
     assert split.reading.method == "vote"
+
+
+def test_a_box_that_flickers_between_two_places_does_not_hold_the_rest_back() -> None:
+    tracker = DieTracker(TrackConfig(still_tolerance=0.25, recent=3))
+    for k in range(12):  # centred on its pips in one read, on its box in the next: 0.36 die apart
+        tracker.update([die(2, 100 + 18 * (k % 2))], t=0.1 * k)
+    assert tracker.still_since() == 0.0
+    assert len(tracker.tracks) == 1
+
+
+def test_a_die_whose_reads_all_lie_elsewhere_has_moved_since_the_first_of_them() -> None:
+    tracker = DieTracker(TrackConfig(still_tolerance=0.25, recent=3))
+    for k in range(4):
+        tracker.update([die(2, 100)], t=0.1 * k)
+    for k in range(4, 7):  # tipped over by half a die and lying there
+        tracker.update([die(2, 125)], t=0.1 * k)
+    assert tracker.still_since() == 0.4
+    (track,) = tracker.tracks
+    assert track.anchor == (125.0, 200.0) and track.hits == 3

@@ -22,6 +22,7 @@ BLACK = (0, 0, 0)
 PHASE_COLOURS: dict[str, tuple[int, int, int]] = {
     "waiting": (120, 120, 120),
     "moving": (0, 90, 230),  # red-orange: dice rolling or a hand in the picture
+    "hand": (0, 90, 230),  # a hand holding still: as moving
     "steadying": (0, 190, 250),  # amber
     "settled": (80, 200, 40),  # green
 }

@@ -14,8 +14,9 @@ split is marked doubtful, so that a person confirms it. Each quiet spell is judg
 - the others are in play; when there are any, the spell yields one throw. Dice taken away or a
   table shaken without moving the dice give no in-play dice, hence no throw.
 
-Motion (dice rolling, a hand reaching in) ends the spell: nothing is reported while it lasts. Dice
-whose boxes keep drifting without moving the picture settle after `max_wait`, marked doubtful.
+Motion (dice rolling, a hand reaching in) ends the spell: nothing is reported while it lasts. So
+does a hand that holds still in the picture, for up to `hand_wait`. Dice whose boxes keep drifting
+without moving the picture settle after `max_wait`, marked doubtful.
 """
 
 from __future__ import annotations
@@ -29,10 +30,11 @@ from typing import Literal, Protocol
 import cv2
 import numpy as np
 
+from vision.live.hands import HandCheck, HandConfig
 from vision.live.tracking import DieTracker, TrackConfig, VotedDie
 from vision.types import DieReading
 
-SettlePhase = Literal["waiting", "moving", "steadying", "settled"]
+SettlePhase = Literal["waiting", "moving", "hand", "steadying", "settled"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,11 @@ class SettleConfig:
     pixel_change: float = 14.0  # grey levels (after brightness normalising) that count as a change
     motion_fraction: float = 0.0015  # share of changed pixels above which the picture is moving
     same_place: float = 0.3  # die sizes: a die that moved less than this (same value) lay still
+    # A still picture with a hand in it (see `vision.live.hands`) is not read. A "hand" that stays
+    # this many seconds is taken as part of the table (a cup, a card): then the dice settle. None:
+    # no check for hands.
+    hand_wait: float | None = 2.0
+    hands: HandConfig = field(default_factory=HandConfig)
     # Optional rolling area (x0, y0, x1, y1) in frame pixels: dice outside it count as set aside.
     rolling_area: tuple[float, float, float, float] | None = None
     tracking: TrackConfig = field(default_factory=TrackConfig)
@@ -211,12 +218,17 @@ class SettleDetector:
         interval = self.config.read_interval if not spell.judged else max(self.config.read_interval, 0.5)
         return t - self._last_read_t >= interval
 
-    def update(self, t: float, index: int, motion: float, readings: Sequence[DieReading] | None) -> SettledThrow | None:
-        """One frame: its time, index, motion since the previous frame and its readings, if read."""
+    def update(
+        self, t: float, index: int, motion: float, readings: Sequence[DieReading] | None, hand: bool = False
+    ) -> SettledThrow | None:
+        """One frame: its time, index, motion since the previous frame, its readings if read, and
+        whether a hand holds still in it (which, like motion, keeps the dice from settling)."""
         previous, self._last = self._last, (t, index)
-        if previous is None or motion > self.config.motion_fraction:
-            since = self._status.since if self._status.phase == "moving" else t
-            self._status = SettleStatus("moving", since, motion=motion)
+        moving = previous is None or motion > self.config.motion_fraction
+        if previous is None or moving or hand:
+            phase: SettlePhase = "moving" if moving else "hand"
+            since = self._status.since if self._status.phase == phase else t
+            self._status = SettleStatus(phase, since, motion=motion)
             self._spell = None  # the last read time stays: a hand that stops and goes is not read every stop
             self.tracker.reset()
             return None
@@ -342,15 +354,34 @@ class ThrowWatcher:
         self.reader = reader
         self.motion = MotionMeter(self.config)
         self.detector = SettleDetector(self.config)
+        self.hands = HandCheck(self.config.hands)
+        self._hand_since: float | None = None
         self._reader_free_at = -math.inf  # frame time before which the read share forbids reading
+
+    def _hand_in(self, image: np.ndarray, t: float) -> bool:
+        """Whether a hand holds still in this still frame (for less than `hand_wait`)."""
+        if self.config.hand_wait is None or not self.hands.look(image).hand:
+            self._hand_since = None
+            return False
+        if self._hand_since is None:
+            self._hand_since = t
+        if t - self._hand_since >= self.config.hand_wait:
+            self.hands.accept()
+            self._hand_since = None
+            return False
+        return True
 
     def feed(self, image: np.ndarray, t: float, index: int) -> Observation:
         motion = self.motion(image)
-        # The detector decides on the motion first: a moving frame is never worth reading.
+        quiet = motion <= self.config.motion_fraction
+        hand = quiet and self._hand_in(image, t)
+        # The detector decides on the motion first: a moving frame is never worth reading, nor
+        # one with a hand in it.
         readings = None
         share = self.config.read_share
         if (
-            motion <= self.config.motion_fraction
+            quiet
+            and not hand
             and self.detector.wants_reading_after_quiet(t)
             and (share is None or t >= self._reader_free_at)
         ):
@@ -359,7 +390,7 @@ class ThrowWatcher:
             if share is not None:
                 # Measured in wall time, spaced in frame time: live, the two run alike.
                 self._reader_free_at = t + (time.perf_counter() - started) * (1.0 / share - 1.0)
-        settled = self.detector.update(t, index, motion, readings)
+        settled = self.detector.update(t, index, motion, readings, hand)
         return Observation(index, t, motion, readings, self.detector.status, settled)
 
 

@@ -21,9 +21,9 @@ from vision.types import DieBox, DieReading
 class TrackConfig:
     match_distance: float = 0.6  # die sizes: a detection further than this from a track is another die
     size_ratio: float = 1.6  # a detection this much larger or smaller than the track is another die
-    # Die sizes: a track whose centre (the median of its last `recent` reads) moved more than this
-    # from where it lay has moved. The median ignores a box that jumps for one read (a reader that
-    # centres a box on the pips it found moves it by a quarter die when it misses one).
+    # Die sizes: a track whose last `recent` reads all lie further than this from where it lay
+    # has moved. A box that jumps now and then (a reader that centres a box on the pips it found
+    # moves it by a quarter die when it misses one) has not.
     still_tolerance: float = 0.25
     recent: int = 3
     max_misses: int = 2  # reads in a row a track may be missed before it is dropped
@@ -43,7 +43,7 @@ class Track:
     misses: int = 0  # reads in a row that missed it
     weights: defaultdict[int, float] = field(default_factory=lambda: defaultdict(float))  # value -> summed confidence
     counts: Counter[int] = field(default_factory=Counter)  # value -> reads
-    centres: list[tuple[float, float]] = field(default_factory=list)  # the last few reads' centres
+    centres: list[tuple[float, float, float]] = field(default_factory=list)  # the last few reads' (x, y, t)
 
     def vote(self) -> tuple[int, float]:
         """The winning value and its share of the weighted votes."""
@@ -55,14 +55,20 @@ class Track:
         return value, weight / total
 
     def observe(self, reading: DieReading, t: float, read: int, config: TrackConfig) -> None:
-        self.centres = [*self.centres, (reading.box.cx, reading.box.cy)][-config.recent :]
-        cx = statistics.median(c[0] for c in self.centres)
-        cy = statistics.median(c[1] for c in self.centres)
-        if math.hypot(cx - self.anchor[0], cy - self.anchor[1]) > config.still_tolerance * max(1.0, reading.box.size):
-            self.anchor = (cx, cy)
-            self.still_since = t
-            self.first_read = read
-            self.hits = 0
+        self.centres = [*self.centres, (reading.box.cx, reading.box.cy, t)][-config.recent :]
+        limit = config.still_tolerance * max(1.0, reading.box.size)
+        if all(math.hypot(x - self.anchor[0], y - self.anchor[1]) > limit for x, y, _ in self.centres):
+            # Moved: each of its last reads lies away from where it lay. A box that flickers
+            # between two places (the reader centring it on its pips in one frame and not in the
+            # next, or a detection that takes in a neighbour now and then) keeps some reads at
+            # the anchor, so it never holds the throw back.
+            self.anchor = (
+                statistics.median(c[0] for c in self.centres),
+                statistics.median(c[1] for c in self.centres),
+            )
+            self.still_since = self.centres[0][2]
+            self.first_read = read - len(self.centres) + 1
+            self.hits = len(self.centres) - 1
             self.weights.clear()
             self.counts.clear()
         self.box = reading.box

@@ -8,6 +8,7 @@
   const PHASES = {
     waiting: "waiting for dice",
     moving: "dice rolling or a hand on the table",
+    hand: "a hand in the picture",
     steadying: "dice coming to rest…",
     settled: "settled",
   };

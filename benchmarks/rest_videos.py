@@ -25,7 +25,7 @@ import numpy as np
 
 from vision.eval.labels import LabelledImage, load_labelled_set
 from vision.images import load_image
-from vision.live.demo_table import HandSprites, paste
+from vision.live.demo_table import HandSprites
 
 WIDTH, HEIGHT = 1280, 720
 
@@ -196,11 +196,9 @@ def _move(
             frame = _compose(new, dx, blur=abs(2 * (1 - u) * (WIDTH + 50) / max(1, frames - half)) * 0.5)
         if hand:
             v = k / max(1, frames - 1)
-            cut, sprite = hands.get(lean)
-            ax, ay = hands.anchor
             hx = hand_x0 + (hand_x1 - hand_x0) * v
             hy = HEIGHT * (1.05 - 0.75 * math.sin(math.pi * v))
-            paste(frame, sprite, int(hx - ax + cut), int(hy - ay))  # type: ignore[arg-type]
+            hands.draw(frame, hx, hy, lean)
         yield frame
 
 
@@ -208,8 +206,6 @@ def _still_hand(placed: _Placed, style: VideoStyle, hands: HandSprites, rng: ran
     """A hand comes up from the bottom edge to a point over the photo soon after the dice stop,
     holds still and goes back."""
     lean = rng.uniform(-0.3, 0.3)
-    cut, sprite = hands.get(lean)
-    ax, ay = hands.anchor
     h, w = placed.image.shape[:2]
     hx = placed.x + rng.uniform(0.2, 0.8) * w
     hy = placed.y + rng.uniform(0.3, 0.8) * h
@@ -224,7 +220,7 @@ def _still_hand(placed: _Placed, style: VideoStyle, hands: HandSprites, rng: ran
     ys = path + [hy] * round(style.hand_hold * style.fps) + path[::-1]
     for y in ys:
         frame = still.copy()
-        paste(frame, sprite, int(hx - ax + cut), int(y - ay))  # type: ignore[arg-type]
+        hands.draw(frame, hx, y, lean)
         yield frame
 
 

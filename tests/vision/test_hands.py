@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.live.demo_table import DemoTable, HandSprites, paste
+from vision.live.demo_table import DemoTable, HandSprites
 from vision.live.hands import HandCheck
 from vision.live.settle import SettleConfig, SettledThrow, ThrowWatcher
 from vision.read.reader import DiceReader
@@ -22,11 +22,8 @@ def rest() -> tuple[DemoTable, np.ndarray]:
 
 
 def with_hand(table: DemoTable, image: np.ndarray, x: int, y: int, lean: float = 0.0) -> np.ndarray:
-    hands = HandSprites(table.die_size, table.height)
-    cut, sprite = hands.get(lean)
-    ax, ay = hands.anchor
     frame = image.copy()
-    paste(frame, sprite, x - ax + cut, y - ay)  # type: ignore[arg-type]
+    HandSprites(table.die_size, table.height).draw(frame, x, y, lean)
     return frame
 
 

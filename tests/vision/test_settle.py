@@ -305,7 +305,7 @@ def test_a_slow_reading_delays_the_next_so_reading_keeps_its_share() -> None:
 
 
 def test_a_hand_over_the_dice_and_a_shaken_table_give_no_throw() -> None:
-    from vision.live.demo_table import HandSprites, paste
+    from vision.live.demo_table import HandSprites
 
     table = DemoTable(seed=2, width=640, height=360, fps=15, autoplay=False)
     table.ask(6, key=1)
@@ -324,14 +324,12 @@ def test_a_hand_over_the_dice_and_a_shaken_table_give_no_throw() -> None:
     first = [feed(rest) for _ in range(15)]
     assert sum(t is not None for t in first) == 1  # the throw itself
     hands = HandSprites(table.die_size, table.height)
-    cut, sprite = hands.get(0.0)
-    ax, ay = hands.anchor
     later = []
     for step in range(40):  # the hand reaches in over the dice, lingers and leaves
         x = 100 + 11 * step
         y = 360 - abs(20 - step) * 12 + 60
         frame = rest.copy()
-        paste(frame, sprite, x - ax + cut, y - ay)  # type: ignore[arg-type]
+        hands.draw(frame, x, y)
         later.append(feed(frame))
     for step in range(20):  # the table is shaken: the whole picture jumps a few pixels
         later.append(feed(np.roll(rest, ((step % 3) - 1) * 3, axis=(step % 2))))

@@ -511,9 +511,7 @@ class DemoTable:
             self._paste(frame, die)
         if hand_at is not None:
             lean = (hand_at[0] - self.width / 2) / self.width * 0.6
-            hx, hy = self._hands.anchor
-            cut, sprite = self._hands.get(lean)
-            paste(frame, sprite, int(round(hand_at[0])) - hx + cut, int(round(hand_at[1])) - hy)
+            self._hands.draw(frame, round(hand_at[0]), round(hand_at[1]), lean)
         level = self.brightness(t)
         if level != 1.0:
             frame = cv2.convertScaleAbs(frame, alpha=level)
@@ -583,6 +581,12 @@ class HandSprites:
         if nearest not in self._sprites:
             self._sprites[nearest] = self._crop(self._draw(nearest))
         return self._sprites[nearest]
+
+    def draw(self, frame: np.ndarray, x: float, y: float, lean: float = 0.0) -> None:
+        """Lays the hand for `lean` on `frame` with its palm centre at (x, y)."""
+        cut, sprite = self.get(lean)
+        ax, ay = self.anchor
+        paste(frame, sprite, int(x - ax + cut), int(y - ay))
 
     def _draw(self, lean: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         s = self.s

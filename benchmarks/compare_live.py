@@ -1,10 +1,11 @@
 """Time the live reader (`dicekeeper bench --live`) and the classic blob reader side by side,
 in one run, one thread, on the same frames.
 
-    python benchmarks/compare_live.py [--repeat 20] [--mirrored] [--json] FRAME...
+    python benchmarks/compare_live.py [--repeat 20] [--mirrored] [--no-coarse] [--json] FRAME...
 
 `--mirrored` also times the live reader with the detector looking at the frame mirrored too
-(`DetectorSettings(views=2)`), to show what that view costs.
+(`DetectorSettings(views=2)`), to show what that view costs; `--no-coarse` also times it
+without the detector's coarse look for big dice (`DetectorSettings(coarse_side=None)`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=3, help="alternate the two readers this many times")
     parser.add_argument("--mirrored", action="store_true", help="also time the detector with the mirrored view")
+    parser.add_argument("--no-coarse", action="store_true", help="also time the detector without its coarse look")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
@@ -42,6 +44,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.mirrored:
         readers["mirrored"] = DiceReader(
             load_default_classifier(), detector=load_default_detector(settings=DetectorSettings(views=2))
+        ).read
+    if args.no_coarse:
+        readers["no-coarse"] = DiceReader(
+            load_default_classifier(), detector=load_default_detector(settings=DetectorSettings(coarse_side=None))
         ).read
     times: dict[str, list[float]] = {name: [] for name in readers}
     for _ in range(args.rounds):  # alternating, so a busy spell of the machine hits both

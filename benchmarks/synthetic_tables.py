@@ -1,7 +1,7 @@
 """Read domain-randomised synthetic tables that no model was trained on.
 
     python benchmarks/synthetic_tables.py [--frames 150] [--seed 9001] [--json]
-        [--detector-model PATH] [--classifier-model PATH]
+        [--die-size MIN MAX] [--no-coarse] [--detector-model PATH] [--classifier-model PATH]
 
 Frames come from `vision.synth.domain.random_sample` at 1280x720, from a seed far from the
 training seeds (the detector's scenes use seeds 100003 and up, see
@@ -28,19 +28,20 @@ sys.path.insert(0, str(ROOT))
 from vision.eval.evaluate import Evaluation  # noqa: E402
 from vision.eval.labels import LabelledDie  # noqa: E402
 from vision.read.classifier import DieFaceClassifier, load_default_classifier  # noqa: E402
-from vision.read.detect import DiceDetector, load_default_detector  # noqa: E402
+from vision.read.detect import DetectorSettings, DiceDetector, load_default_detector  # noqa: E402
 from vision.read.reader import DiceReader  # noqa: E402
 from vision.synth.domain import random_sample  # noqa: E402
 
 
 def labelled_frames(
-    count: int, seed: int, width: int = 1280, height: int = 720
+    count: int, seed: int, width: int = 1280, height: int = 720, die_size: tuple[float, float] = (15.0, 150.0)
 ) -> list[tuple[np.ndarray, list[LabelledDie]]]:
-    """`count` synthetic frames with their dice as labels (top-face boxes)."""
+    """`count` synthetic frames with their dice as labels (top-face boxes); `die_size`: the
+    range of die sides in pixels."""
     rng = np.random.default_rng(seed)
     frames = []
     for _ in range(count):
-        sample = random_sample(rng, width, height, die_size=(15.0, 150.0))
+        sample = random_sample(rng, width, height, die_size=die_size)
         labels = [
             LabelledDie(int(value), (float(x - w / 2), float(y - h / 2), float(x + w / 2), float(y + h / 2)))
             for (x, y), (w, h), value in zip(sample.centres, sample.sizes, sample.values)
@@ -53,17 +54,26 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--frames", type=int, default=150)
     parser.add_argument("--seed", type=int, default=9001)
+    parser.add_argument(
+        "--die-size", type=float, nargs=2, default=(15.0, 150.0), metavar=("MIN", "MAX"), help="die sides in pixels"
+    )
+    parser.add_argument("--no-coarse", action="store_true", help="the detector without its coarse look for big dice")
     parser.add_argument("--detector-model", type=Path)
     parser.add_argument("--classifier-model", type=Path)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
-    detector = DiceDetector(args.detector_model) if args.detector_model else load_default_detector()
+    settings = DetectorSettings(coarse_side=None) if args.no_coarse else DetectorSettings()
+    detector = (
+        DiceDetector(args.detector_model, settings=settings)
+        if args.detector_model
+        else load_default_detector(settings=settings)
+    )
     classifier = DieFaceClassifier(args.classifier_model) if args.classifier_model else load_default_classifier()
     reader = DiceReader(classifier, detector=detector)
     evaluation = Evaluation()
     empty_frames = empty_false = 0
-    for frame, labels in labelled_frames(args.frames, args.seed):
+    for frame, labels in labelled_frames(args.frames, args.seed, die_size=tuple(args.die_size)):
         readings = reader.read(frame)
         evaluation.add(readings, labels, 0.0)
         if not labels:
@@ -73,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     result = {
         "frames": args.frames,
         "seed": args.seed,
+        "die_size": list(args.die_size),
         "labelled_dice": summary["labelled_dice"],
         "per_die": round(100 * summary["accuracy"], 2),
         "precision": round(100 * summary["precision"], 2),

@@ -121,7 +121,9 @@ def test_views_must_be_one_two_or_four() -> None:
 def test_a_die_scores_its_mean_over_the_views(monkeypatch: pytest.MonkeyPatch) -> None:
     """Seen in both views (the mirrored one mirrored back) a die keeps the mean score and the
     box of the frame as it is; seen in one view only, half its score, below the threshold."""
-    detector = DiceDetector(default_model_path("dice_detector.onnx"), settings=DetectorSettings(threshold=0.4, views=2))
+    detector = DiceDetector(
+        default_model_path("dice_detector.onnx"), settings=DetectorSettings(threshold=0.4, views=2, coarse_side=None)
+    )
     frame = np.zeros((100, 200, 3), np.uint8)
     frame[:, :100] = 255  # tells the views apart: the mirrored one is dark on the left
     both = Detection(DieBox(40.0, 50.0, 20.0, 20.0), 0.9)
@@ -152,3 +154,37 @@ def test_another_threshold_shares_the_network(detector: DiceDetector) -> None:
     assert lower._session is detector._session
     with pytest.raises(ValueError, match="between 0 and 1"):
         detector.with_threshold(1.5)
+
+
+@pytest.mark.parametrize("background", ["felt", "wood", "sheet"])
+def test_a_die_close_to_the_camera_is_found_whole(detector: DiceDetector, background: str) -> None:
+    """A die 320 px across in a 1280x720 frame, twice what the first look learned, is one die
+    of about its size, not its pips seen as dice."""
+    die = DieSpec(5, 640.0, 360.0, 320.0, angle=10.0)
+    frame = render(Scene(1280, 720, background=background, background_bgr=(70, 110, 150), dice=(die,), seed=3)).frame
+    (found,) = detector.detect(frame)
+    assert math.hypot(found.box.cx - die.cx, found.box.cy - die.cy) < 0.25 * die.size
+    assert 0.6 * die.size < found.box.size < 1.9 * die.size
+
+
+def test_a_big_die_of_the_coarse_look_takes_the_place_of_the_finds_inside_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    detector = DiceDetector(default_model_path("dice_detector.onnx"))
+    frame = np.zeros((720, 1280, 3), np.uint8)
+    big = Detection(DieBox(400.0, 300.0, 300.0, 300.0), 0.6)
+    small_coarse = Detection(DieBox(1000.0, 300.0, 60.0, 60.0), 0.9)  # 15 px in the coarse look: left to the first
+    pip = Detection(DieBox(410.0, 310.0, 50.0, 50.0), 0.8)
+    beside = Detection(DieBox(1000.0, 600.0, 60.0, 60.0), 0.7)
+
+    def look(view: np.ndarray, scale: float, shape: tuple[int, ...], threshold: float) -> list[Detection]:
+        return [big, small_coarse] if view.shape[1] == 320 else [pip, beside]
+
+    monkeypatch.setattr(detector, "_look", look)
+    assert detector.detect(frame) == [beside, big]
+    off = DiceDetector(detector.path, settings=DetectorSettings(coarse_side=None))
+    monkeypatch.setattr(off, "_look", look)
+    assert off.detect(frame) == [pip, beside]
+
+
+def test_the_coarse_look_must_be_smaller_than_the_first() -> None:
+    with pytest.raises(ValueError, match="coarse_side"):
+        DetectorSettings(coarse_side=800)

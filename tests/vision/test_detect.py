@@ -185,6 +185,19 @@ def test_a_big_die_of_the_coarse_look_takes_the_place_of_the_finds_inside_it(mon
     assert off.detect(frame) == [pip, beside]
 
 
+def test_a_die_the_first_look_saw_whole_keeps_its_box(monkeypatch: pytest.MonkeyPatch) -> None:
+    detector = DiceDetector(default_model_path("dice_detector.onnx"))
+    frame = np.zeros((480, 640, 3), np.uint8)
+    first = Detection(DieBox(300.0, 240.0, 110.0, 110.0), 0.7)
+    coarse = Detection(DieBox(305.0, 236.0, 140.0, 140.0), 0.9)  # 70 px in the coarse look
+
+    def look(view: np.ndarray, scale: float, shape: tuple[int, ...], threshold: float) -> list[Detection]:
+        return [coarse] if view.shape[1] == 320 else [first]
+
+    monkeypatch.setattr(detector, "_look", look)
+    assert detector.detect(frame) == [first]
+
+
 def test_the_coarse_look_must_be_smaller_than_the_first() -> None:
     with pytest.raises(ValueError, match="coarse_side"):
         DetectorSettings(coarse_side=800)

@@ -42,8 +42,8 @@ class DetectorSettings:
     views: int = 1
     # A die much bigger than the network learned (a die close to the camera) is found by a
     # second look at the frame shrunk to this long side; None: no second look. Of that look
-    # only dice at least `coarse_min_die` across (in its own pixels) are kept, and each one
-    # takes the place of the smaller finds inside it (often its own pips, seen as dice).
+    # only dice at least `coarse_min_die` across (in its own pixels) count, and each one
+    # takes the place of the much smaller finds inside it (often its own pips, seen as dice).
     coarse_side: int | None = 320
     coarse_min_die: float = 50.0  # chosen on the train splits and rendered tables, see docs/vision.md
 
@@ -104,27 +104,26 @@ class DiceDetector:
         return self._with_big_dice(found, frame_bgr)
 
     def _with_big_dice(self, found: list[Detection], frame_bgr: np.ndarray) -> list[Detection]:
-        """`found` with the dice the coarse look finds that are too big for the first look."""
+        """`found` with the dice the coarse look finds that are too big for the first look.
+
+        A coarse die on which the first look found a die at least half its size is that die,
+        seen better by the first look; otherwise it takes the place of the smaller finds
+        inside it (its pips, which the first look takes for small dice)."""
         settings = self.settings
         resized, scale = self._resized(frame_bgr, settings.coarse_side)
-        big = [
-            d
-            for d in self._look(resized, scale, frame_bgr.shape, settings.threshold)
-            if d.box.size * scale >= settings.coarse_min_die
-        ]
-        if not big:
-            return found
-        kept = list(big)
-        for detection in found:
-            box = detection.box
-            inside = any(
-                box.size < d.box.size
-                and np.hypot(box.cx - d.box.cx, box.cy - d.box.cy) < settings.merge_distance * d.box.size
-                for d in big
-            )
-            if not inside:
-                kept.append(detection)
-        return self._distinct(sorted(kept, key=lambda d: -d.score))
+        kept, added = list(found), False
+        for big in self._look(resized, scale, frame_bgr.shape, settings.threshold):
+            if big.box.size * scale < settings.coarse_min_die:
+                continue
+            inside = [
+                d
+                for d in kept
+                if np.hypot(d.box.cx - big.box.cx, d.box.cy - big.box.cy) < settings.merge_distance * big.box.size
+            ]
+            if any(d.box.size >= 0.5 * big.box.size for d in inside):
+                continue
+            kept, added = [d for d in kept if d not in inside] + [big], True
+        return self._distinct(sorted(kept, key=lambda d: -d.score)) if added else found
 
     def _detect_fine(self, frame_bgr: np.ndarray) -> list[Detection]:
         settings = self.settings

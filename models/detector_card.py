@@ -27,7 +27,7 @@ SETS = {"nellbyler-d6": "val,test", "matteop65-webcam": "val", "aws-vegas": "val
 def finding(model: Path, data: Path, max_side: int = 1280) -> dict[str, dict[str, float]]:
     """Recall and precision of the boxes alone, per set, at the shipped threshold, the network
     on the frame as it is (one view)."""
-    detector = DiceDetector(model, settings=DetectorSettings(views=1))
+    detector = DiceDetector(model, settings=DetectorSettings(views=1, coarse_side=None))
     figures = {}
     for folder, splits in SETS.items():
         if not (data / folder).is_dir():

@@ -41,14 +41,11 @@ def main(argv: list[str] | None = None) -> int:
     cv2.setNumThreads(1)
     frames = [load_image(path) for path in args.frames]
     readers = {"live": default_reader().read, "classic": ClassicBlobReader().read}
-    if args.mirrored:
-        readers["mirrored"] = DiceReader(
-            load_default_classifier(), detector=load_default_detector(settings=DetectorSettings(views=2))
-        ).read
-    if args.no_coarse:
-        readers["no-coarse"] = DiceReader(
-            load_default_classifier(), detector=load_default_detector(settings=DetectorSettings(coarse_side=None))
-        ).read
+    others = {"mirrored": DetectorSettings(views=2), "no-coarse": DetectorSettings(coarse_side=None)}
+    for name, wanted in (("mirrored", args.mirrored), ("no-coarse", args.no_coarse)):
+        if wanted:
+            detector = load_default_detector(settings=others[name])
+            readers[name] = DiceReader(load_default_classifier(), detector=detector).read
     times: dict[str, list[float]] = {name: [] for name in readers}
     for _ in range(args.rounds):  # alternating, so a busy spell of the machine hits both
         for name, read in readers.items():

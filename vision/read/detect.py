@@ -3,8 +3,9 @@ that finds the top face of every six-sided die in a frame.
 
 The network sees the frame shrunk (or enlarged) to `input_side` pixels on its long side and
 answers, on a grid a quarter of that size, how likely each cell holds a die's centre, where
-in the cell, and how wide and high the die's top face is. By default it also looks at the
-frame mirrored, and a die's score is its mean over the views.
+in the cell, and how wide and high the die's top face is. It may also look at the frame
+mirrored, a die's score then being its mean over the views. A second, coarse look at the
+frame shrunk further finds dice too big for the first.
 """
 
 from __future__ import annotations
@@ -102,10 +103,10 @@ class DiceDetector:
         found = self._detect_fine(resized, scale, frame_bgr.shape)
         if self.settings.coarse_side is None:
             return found
-        return self._with_big_dice(found, resized, scale, frame_bgr.shape)
+        return self._with_big_dice(found, resized, scale, frame_bgr.shape, self.settings.coarse_side)
 
     def _with_big_dice(
-        self, found: list[Detection], resized: np.ndarray, scale: float, shape: tuple[int, ...]
+        self, found: list[Detection], resized: np.ndarray, scale: float, shape: tuple[int, ...], side: int
     ) -> list[Detection]:
         """`found` with the dice the coarse look finds that are too big for the first look.
 
@@ -114,7 +115,7 @@ class DiceDetector:
         inside it (its pips, which the first look takes for small dice)."""
         settings = self.settings
         # Shrunk from the first look's input, not from the frame: a tenth of the work.
-        factor = (settings.coarse_side or settings.input_side) / max(resized.shape[:2])
+        factor = side / max(resized.shape[:2])
         size = (max(1, round(resized.shape[1] * factor)), max(1, round(resized.shape[0] * factor)))
         coarse = cv2.resize(resized, size, interpolation=cv2.INTER_AREA)
         scale *= factor

@@ -9,6 +9,7 @@ import pytest
 from vision.synth.clutter import DRAWERS
 from vision.synth.domain import random_sample
 from vision.synth.render import DieSpec, Effects, draw_dice, top_face
+from vision.synth.scenes import DIE_COLOURS, contrasting_colour
 from vision.synth.tables import SURFACES, draw_surface
 
 
@@ -125,3 +126,24 @@ def test_some_scenes_throw_a_matched_set_and_others_mix_dice(monkeypatch: pytest
     matched = [dice for dice in several if len({(d.body_bgr, d.pip_bgr) for d in dice}) == 1]
     assert len(several) >= 20, len(several)
     assert 0.15 * len(several) <= len(matched) <= 0.7 * len(several), (len(matched), len(several))
+
+
+def _lab(colour: tuple[int, int, int]) -> np.ndarray:
+    return cv2.cvtColor(np.uint8([[colour]]), cv2.COLOR_BGR2LAB)[0, 0].astype(float)
+
+
+def test_pips_stand_out_by_lightness_or_by_hue_as_red_pips_on_a_black_die() -> None:
+    """Pips always differ from their die, but not only by lightness: red pips on a black,
+    smoke or blue die are common, and a reader trained only on light-on-dark and
+    dark-on-light pips calls such dice "no die"."""
+    rng = np.random.default_rng(11)
+    by_hue = 0
+    for body in ((25, 25, 25), (70, 65, 60), (170, 90, 30), (235, 235, 235), (40, 200, 230)):
+        for _ in range(40):
+            pips = contrasting_colour(rng, body)
+            lightness_gap = abs(float(np.mean(pips)) - float(np.mean(body)))
+            lab_gap = float(np.linalg.norm(_lab(pips) - _lab(body)))
+            assert lightness_gap > 90 or lab_gap > 75, (body, pips)
+            by_hue += lightness_gap <= 90
+    assert by_hue >= 20
+    assert ((25, 25, 25), (40, 40, 200)) in DIE_COLOURS  # black with red pips, among the common kinds

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import cv2
 import numpy as np
 
 from vision.synth.render import BACKGROUNDS, PIP_SHAPES, DieSpec, Effects, Glare, Scene
@@ -24,6 +25,8 @@ DIE_COLOURS: tuple[tuple[BGR, BGR], ...] = (
     ((40, 200, 230), (30, 30, 30)),  # yellow
     ((60, 160, 200), (30, 30, 30)),  # gold
     ((20, 20, 20), (40, 200, 230)),  # black, yellow pips
+    ((25, 25, 25), (40, 40, 200)),  # black, red pips
+    ((70, 65, 60), (45, 45, 190)),  # smoke, red pips
     ((200, 200, 200), (60, 60, 60)),
 )
 
@@ -37,12 +40,31 @@ TABLE_COLOURS: dict[str, tuple[BGR, ...]] = {
 }
 
 
+# Pips stand out by lightness (black on white) or, as red pips on a black or blue die, by hue
+# and some lightness: a pip colour must differ this much in mean BGR, or this much in Lab (8-bit
+# OpenCV units) and at least `PIP_HUE_LIGHTNESS_GAP` in its L (a webcam's JPEG keeps colour at
+# half resolution, so a pip of another hue but the same lightness fades into the die).
+PIP_LIGHTNESS_GAP = 90.0
+PIP_COLOUR_GAP = 75.0
+PIP_HUE_LIGHTNESS_GAP = 30.0
+
+
+def _lab(colour: BGR) -> np.ndarray:
+    pixel = np.array([[colour]], np.uint8)
+    return np.asarray(cv2.cvtColor(pixel, cv2.COLOR_BGR2LAB), np.float64)[0, 0]
+
+
 def contrasting_colour(rng: np.random.Generator, body: BGR) -> BGR:
     """A pip colour that stands out against `body`."""
     lightness = float(np.mean(body))
+    body_lab = _lab(body)
     while True:
         colour = random_colour(rng)
-        if abs(float(np.mean(colour)) - lightness) > 90:
+        if abs(float(np.mean(colour)) - lightness) > PIP_LIGHTNESS_GAP:
+            return colour
+        pip_lab = _lab(colour)
+        gap = float(np.linalg.norm(pip_lab - body_lab))
+        if gap > PIP_COLOUR_GAP and abs(pip_lab[0] - body_lab[0]) > PIP_HUE_LIGHTNESS_GAP:
             return colour
 
 

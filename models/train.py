@@ -222,7 +222,8 @@ with onnxruntime on the CPU, one intra-op thread.
 ## Data
 
 - Synthetic: {synthetic_crops} crops cut from scenes drawn by `vision.synth.render` (`datasets/synthetic_crops.py`,
-  seed 1): every face value in many body and pip colours, round, square and ring pips,
+  seed 1): every face value in many body and pip colours (pips lighter or darker than the
+  body, or of another hue, as red pips on a black, smoke or blue die), round, square and ring pips,
   die sizes 20 to 110 px, spins, tilts up to 40 degrees with side faces, translucent
   dice, glare, shadows, blur, noise, JPEG, neighbouring dice at the crop edge. One crop
   in five is "not a die face": bare table, coins, poker chips and other shapes, half a

@@ -27,12 +27,29 @@ sys.path.insert(0, str(ROOT))
 from vision.eval.evaluate import evaluate_set  # noqa: E402
 from vision.read.classifier import DieFaceClassifier  # noqa: E402
 from vision.read.detect import DetectorSettings, DiceDetector  # noqa: E402
+from vision.read.pips import PipSettings  # noqa: E402
 from vision.read.reader import DiceReader, ReaderSettings  # noqa: E402
 
 SETS = {"matteop65": ("matteop65-webcam", "val"), "nellbyler": ("nellbyler-d6", "val,test")}
 FULL = ReaderSettings()
 UNCHECKED = replace(FULL, speck_size=None)
 BARE = replace(UNCHECKED, voting_looks=(), second_looks=(), centre_on_pips=False, face_mask=False)
+
+
+def _without_colour_check(settings: ReaderSettings) -> ReaderSettings:
+    """`settings` with every look's pip colour check off."""
+
+    def off(pips: PipSettings) -> PipSettings:
+        return replace(pips, colour_spread=None)
+
+    return replace(
+        settings,
+        pips=off(settings.pips),
+        second_looks=tuple(map(off, settings.second_looks)),
+        voting_looks=tuple(map(off, settings.voting_looks)),
+    )
+
+
 ONE_LOOK = DetectorSettings(coarse_side=None)  # the detector's first look alone, one view
 SHIPPED = ("+ the coarse look for big dice (combined, the default)", "combined", FULL, DetectorSettings())
 VARIANTS: list[tuple[str, str, ReaderSettings, DetectorSettings]] = [
@@ -49,6 +66,7 @@ VARIANTS: list[tuple[str, str, ReaderSettings, DetectorSettings]] = [
     ("+ small ones dropped as specks", "combined", FULL, ONE_LOOK),
     SHIPPED,
     ("+ the detector's mirrored view (not the default)", "combined", FULL, replace(DetectorSettings(), views=2)),
+    ("shipped without the pip colour check", "combined", _without_colour_check(FULL), DetectorSettings()),
 ]
 
 

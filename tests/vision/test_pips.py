@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-from drawn import BLACK, IVORY, DrawnDie, draw_scene
+from drawn import BLACK, IVORY, RED, DrawnDie, draw_scene
 
 from vision.read.faces import LAYOUTS
 from vision.read.pips import PipSettings, candidate_for, find_pips
@@ -59,3 +59,19 @@ def test_pips_with_a_glare_spot_in_the_middle_are_found_when_any_centre_is_allow
     assert _pips(frame, PipSettings(), die) < 4
     assert _pips(frame, PipSettings(any_centre=True), die) == 4
     assert _pips(frame, PipSettings(polarity=-1, any_centre=True), die) == 4
+
+
+def test_a_glare_spot_among_red_pips_is_no_pip() -> None:
+    # A white spot of light in the middle of a dark die's four red pips makes a perfect five.
+    die = DrawnDie(4, (320, 240), 90, 0, BLACK, RED)
+    frame = draw_scene(640, 480, [die], seed=5)
+    cv2.circle(frame, (320, 240), 6, (250, 250, 250), cv2.FILLED, cv2.LINE_AA)
+    assert _pips(frame, PipSettings(colour_spread=None), die) == 5
+    assert _pips(frame, PipSettings(), die) == 4
+
+
+def test_pips_of_one_colour_are_all_kept() -> None:
+    for value in (3, 5, 6):
+        die = DrawnDie(value, (320, 240), 90, 15, BLACK, RED)
+        frame = draw_scene(640, 480, [die], seed=value)
+        assert _pips(frame, PipSettings(), die) == value

@@ -114,6 +114,11 @@ class PipSettings:
     # Take blobs whatever the colour at their centre (a shiny die's concave pip often holds a
     # glare spot in its middle), with the strongest contrast near the centre as their strength.
     any_centre: bool = False
+    # The pips of one face share a colour: of three or more blobs, one whose colour lies further
+    # than this (Lab) from the blobs' median colour is no pip, as a white glare spot among red
+    # pips, which turns a four into a five (chosen on the train splits, see docs/vision.md).
+    # None: no such check.
+    colour_spread: float | None = 40.0
 
 
 @dataclass(frozen=True)
@@ -231,6 +236,8 @@ def find_pips(
     # a plain region (a coin, a blank die) from having its noise stretched into pips.
     top = max(float(_percentile_99(inside[::2])), settings.stretch_floor)
     pips, contrast = _blobs(distance, top, inner, (x0, y0), die_size, settings)
+    if settings.colour_spread is not None and len(pips) >= 3:
+        pips = _alike_in_colour(pips, wide_lab, (gx0, gy0), settings.colour_spread)
     sums = cv2.integral(wide_distance, sdepth=cv2.CV_64F)
     centre_xy = (float(centre[0] + x0), float(centre[1] + y0))
     return PipFinding(pips, contrast, centre_xy, sums, (gx0, gy0), candidate.box.angle)
@@ -242,6 +249,21 @@ def lab_distance(lab: np.ndarray, colour: np.ndarray | float, lightness_weight: 
     difference = lab.astype(np.float32) - colour
     weights = np.array([[lightness_weight**2, 1.0, 1.0]], np.float32)
     return cv2.sqrt(cv2.transform(difference * difference, weights))
+
+
+def _alike_in_colour(pips: tuple[Pip, ...], lab: np.ndarray, origin: tuple[int, int], spread: float) -> tuple[Pip, ...]:
+    """The pips without those whose colour stands apart from the others' (see
+    `PipSettings.colour_spread`); all of them when fewer than two would stay."""
+    colours = []
+    for pip in pips:
+        x, y = int(round(pip.x - origin[0])), int(round(pip.y - origin[1]))
+        r = max(1, int(pip.diameter / 4))
+        disc = lab[max(0, y - r) : y + r + 1, max(0, x - r) : x + r + 1].reshape(-1, 3)
+        colours.append(np.median(disc, axis=0) if len(disc) else np.full(3, np.nan))
+    table = np.array(colours, np.float64)
+    gaps = np.linalg.norm(table - np.nanmedian(table, axis=0), axis=1)
+    kept = tuple(pip for pip, gap in zip(pips, gaps) if gap <= spread)
+    return kept if len(kept) >= 2 else pips
 
 
 def _centre(inner: np.ndarray) -> np.ndarray | None:

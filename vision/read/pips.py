@@ -255,13 +255,13 @@ def _alike_in_colour(pips: tuple[Pip, ...], lab: np.ndarray, origin: tuple[int, 
     """The pips without those whose colour stands apart from the others' (see
     `PipSettings.colour_spread`); all of them when fewer than two would stay."""
     colours = []
-    for pip in pips:
+    for pip in pips:  # each lies inside `lab`: the blobs are found within it
         x, y = int(round(pip.x - origin[0])), int(round(pip.y - origin[1]))
         r = max(1, int(pip.diameter / 4))
-        disc = lab[max(0, y - r) : y + r + 1, max(0, x - r) : x + r + 1].reshape(-1, 3)
-        colours.append(np.median(disc, axis=0) if len(disc) else np.full(3, np.nan))
+        middle = lab[max(0, y - r) : y + r + 1, max(0, x - r) : x + r + 1].reshape(-1, 3)
+        colours.append(np.median(middle, axis=0))
     table = np.array(colours, np.float64)
-    gaps = np.linalg.norm(table - np.nanmedian(table, axis=0), axis=1)
+    gaps = np.linalg.norm(table - np.median(table, axis=0), axis=1)
     kept = tuple(pip for pip, gap in zip(pips, gaps) if gap <= spread)
     return kept if len(kept) >= 2 else pips
 

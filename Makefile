@@ -33,13 +33,13 @@ screenshots: install
 		tests/web/test_web_browser.py tests/web/test_web_browser_flow.py tests/web/test_web_table_view.py tests/web/test_web_look.py \
 		tests/web/test_web_setup.py tests/web/test_web_history_manage.py
 
-# Rebuilds the training data and both models from scratch (about 95 minutes on 2 cores).
+# Rebuilds the training data and both models from scratch (about 105 minutes on 2 cores).
 train: install
 	$(BIN)/python -m pip install --quiet -e '.[train]'
 	$(BIN)/python datasets/build_training_set.py
 	$(BIN)/python datasets/detector_scenes.py --count 16000 --seed 1
 	$(BIN)/python models/train_detector.py --minutes 60 --threads 2 --card models/DETECTOR_CARD.md
-	$(BIN)/python models/train.py --epochs 12 --threads 2
+	$(BIN)/python models/train.py --epochs 36 --threads 2
 
 bench: install
 	$(BIN)/python -m pytest --benchmark-enable --benchmark-only -p no:randomly tests

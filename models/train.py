@@ -264,7 +264,7 @@ Median {latency_ms_6_crops} ms for one batch of six crops (onnxruntime, one thre
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--epochs", type=int, default=12)
+    parser.add_argument("--epochs", type=int, default=36)
     parser.add_argument("--per-epoch", type=int, default=50000, help="random crops per epoch (0: all)")
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--lr", type=float, default=4e-3)

@@ -137,7 +137,6 @@ def test_combined_accuracy_at_1280_is_at_least_99_5_percent(combined: dict[int, 
     assert combined[1280].summary()["accuracy"] >= 0.995
 
 
-@NOT_YET
 def test_combined_exact_throws_at_1280_are_at_least_97_percent(combined: dict[int, Evaluation]) -> None:
     assert combined[1280].summary()["exact_throws"] >= 0.97
 

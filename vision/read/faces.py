@@ -7,6 +7,7 @@ from itertools import combinations
 
 import numpy as np
 
+from vision.read.median import median
 from vision.read.pips import Pip, PipFinding
 
 # Pip positions of each face on a 3x3 grid (units of the pip spacing), in one orientation;
@@ -176,7 +177,7 @@ def grid_value(
     places = points.mean(axis=0) + (_GRID * spacing) @ rotation
     radius = settings.sample_radius * float(np.min(spacing))
     samples = pips.contrasts_at(places, radius)
-    level = float(np.median(pips.contrasts_at(points, radius)))
+    level = float(median(pips.contrasts_at(points, radius)))
     if level <= 0:
         return None
     occupied = frozenset(
@@ -199,7 +200,7 @@ def _complete(
         return None
     places = grid_centre + (_GRID * spacing) @ _ROTATIONS[index]
     radius = settings.sample_radius * spacing
-    level = float(np.median(pips.contrasts_at(points, radius)))
+    level = float(median(pips.contrasts_at(points, radius)))
     if level <= 0:
         return None
     samples = pips.contrasts_at(places, radius)

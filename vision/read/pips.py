@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.read.median import median
 from vision.types import DieBox
 
 
@@ -63,8 +64,8 @@ def _face_region(
     rim = box_mask - cv2.erode(box_mask, np.ones((5, 5), np.uint8), borderType=cv2.BORDER_CONSTANT, borderValue=0)
     if len(middle) == 0 or not rim.any():
         return box_mask
-    table = np.median(lab[rim > 0], axis=0)
-    contrast = float(np.linalg.norm(np.median(middle, axis=0) - table))
+    table = median(lab[rim > 0])
+    contrast = float(np.linalg.norm(median(middle) - table))
     if contrast < DIE_MIN_CONTRAST:
         return box_mask
     die: np.ndarray = (lab_distance(lab, table) > max(DIE_MIN_CONTRAST, DIE_SHARE * contrast)).astype(np.uint8) * 255
@@ -222,7 +223,7 @@ def find_pips(
         wide_face: np.ndarray | float = cv2.medianBlur(wide_lab, window).astype(np.float32)
     else:
         inner_lab = wide_lab[y0 - gy0 : y0 - gy0 + region.shape[0], x0 - gx0 : x0 - gx0 + region.shape[1]]
-        wide_face = np.median(inner_lab[inner > 0][::3], axis=0).astype(np.float32)
+        wide_face = median(inner_lab[inner > 0][::3]).astype(np.float32)
     if settings.polarity:
         size = max(3, int(settings.hat * die_size) | 1)
         operation = cv2.MORPH_BLACKHAT if settings.polarity < 0 else cv2.MORPH_TOPHAT
@@ -259,9 +260,9 @@ def _alike_in_colour(pips: tuple[Pip, ...], lab: np.ndarray, origin: tuple[int, 
         x, y = int(round(pip.x - origin[0])), int(round(pip.y - origin[1]))
         r = max(1, int(pip.diameter / 4))
         middle = lab[max(0, y - r) : y + r + 1, max(0, x - r) : x + r + 1].reshape(-1, 3)
-        colours.append(np.median(middle, axis=0))
+        colours.append(median(middle))
     table = np.array(colours, np.float64)
-    gaps = np.linalg.norm(table - np.median(table, axis=0), axis=1)
+    gaps = np.linalg.norm(table - median(table), axis=1)
     kept = tuple(pip for pip, gap in zip(pips, gaps) if gap <= spread)
     return kept if len(kept) >= 2 else pips
 
@@ -319,8 +320,8 @@ def _blobs(
             strengths.append(float(distance[iy, ix]))
     # Pips of one face share a size: drop specks much smaller than the typical pip (glare, dirt).
     if len(pips) >= 2:
-        typical = float(np.median([p.diameter for p in pips]))
+        typical = float(median([p.diameter for p in pips]))
         keep = [i for i, p in enumerate(pips) if 0.6 * typical <= p.diameter <= 1.6 * typical]
         pips = [pips[i] for i in keep]
         strengths = [strengths[i] for i in keep]
-    return tuple(pips), float(np.median(strengths)) if strengths else 0.0
+    return tuple(pips), float(median(strengths)) if strengths else 0.0

@@ -16,6 +16,7 @@ import numpy as np
 
 from vision.read.classifier import NOT_A_DIE
 from vision.read.faces import FaceRead, FaceSettings, read_face
+from vision.read.median import median
 from vision.read.pips import Candidate, PipFinding, PipSettings, candidate_for, find_pips
 from vision.types import DieBox, DieReading
 
@@ -136,7 +137,7 @@ def _without_specks(inspections: list[Inspection], share: float, sure: float) ->
     for k, (i, reading) in enumerate(read):
         if reading.value != 1 or (reading.method == "classifier" and reading.confidence >= sure):
             continue
-        others = float(np.median(sides[:k] + sides[k + 1 :]))
+        others = float(median(sides[:k] + sides[k + 1 :]))
         if sides[k] < share * others:
             kept[i] = replace(inspections[i], reading=None)
     return kept

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import struct
 from pathlib import Path
+from typing import BinaryIO
 
 import cv2
 import numpy as np
@@ -43,24 +44,72 @@ def downscale(image: np.ndarray, max_side: int | None) -> tuple[np.ndarray, floa
 
 
 def read_image_size(path: str | os.PathLike[str]) -> tuple[int, int]:
-    """(width, height) of a JPEG or PNG from its header, decoding the whole file only if needed."""
+    """(width, height) of the image as `load_image` gives it, from a JPEG's or PNG's header,
+    decoding the whole file only if needed. A JPEG whose EXIF orientation turns it a quarter
+    (a phone held upright) is decoded turned, so its width and height trade places."""
     with open(path, "rb") as handle:
         head = handle.read(26)
         if head.startswith(b"\x89PNG\r\n\x1a\n"):
             width, height = struct.unpack(">II", head[16:24])
             return int(width), int(height)
         if head.startswith(b"\xff\xd8"):
-            handle.seek(2)
-            while True:
-                marker = handle.read(2)
-                if len(marker) < 2 or marker[0] != 0xFF:
-                    break
-                if marker[1] in (0xD8, 0x01) or 0xD0 <= marker[1] <= 0xD7:
-                    continue
-                (length,) = struct.unpack(">H", handle.read(2))
-                if 0xC0 <= marker[1] <= 0xCF and marker[1] not in (0xC4, 0xC8, 0xCC):
-                    height, width = struct.unpack(">xHH", handle.read(5))
-                    return int(width), int(height)
-                handle.seek(length - 2, 1)
+            size = _jpeg_size(handle)
+            if size is not None:
+                return size
     image = load_image(path)
     return image.shape[1], image.shape[0]
+
+
+def _jpeg_size(handle: BinaryIO) -> tuple[int, int] | None:
+    """The decoded (width, height) from a JPEG's markers, turned by its EXIF orientation; None
+    when the markers end before the frame header."""
+    handle.seek(2)
+    orientation = 1
+    while True:
+        marker = handle.read(2)
+        if len(marker) < 2 or marker[0] != 0xFF:
+            return None
+        if marker[1] in (0xD8, 0x01) or 0xD0 <= marker[1] <= 0xD7:
+            continue
+        length_bytes = handle.read(2)
+        if len(length_bytes) < 2:
+            return None
+        (length,) = struct.unpack(">H", length_bytes)
+        if 0xC0 <= marker[1] <= 0xCF and marker[1] not in (0xC4, 0xC8, 0xCC):
+            frame = handle.read(5)
+            if len(frame) < 5:
+                return None
+            height, width = struct.unpack(">xHH", frame)
+            return (int(height), int(width)) if orientation in QUARTER_TURNS else (int(width), int(height))
+        if marker[1] == 0xE1 and orientation == 1:
+            orientation = exif_orientation(handle.read(max(0, length - 2)))
+        else:
+            handle.seek(length - 2, 1)
+
+
+# EXIF orientations that turn the picture a quarter: 5 and 7 mirror it as well.
+QUARTER_TURNS = (5, 6, 7, 8)
+
+
+def exif_orientation(segment: bytes) -> int:
+    """The orientation tag (1..8) of a JPEG APP1 segment's body; 1 when it holds none."""
+    if not segment.startswith(b"Exif\x00\x00") or len(segment) < 14:
+        return 1
+    tiff = segment[6:]
+    order = {b"II": "<", b"MM": ">"}.get(tiff[:2])
+    if order is None:
+        return 1
+    (first,) = struct.unpack(order + "I", tiff[4:8])
+    if first + 2 > len(tiff):
+        return 1
+    (count,) = struct.unpack(order + "H", tiff[first : first + 2])
+    for index in range(count):
+        start = first + 2 + 12 * index
+        entry = tiff[start : start + 12]
+        if len(entry) < 12:
+            return 1
+        tag, kind = struct.unpack(order + "HH", entry[:4])
+        if tag == 0x0112 and kind == 3:  # orientation, a SHORT
+            (value,) = struct.unpack(order + "H", entry[8:10])
+            return value if 1 <= value <= 8 else 1
+    return 1

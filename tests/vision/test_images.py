@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import struct
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
+from vision.eval.labels import load_labelled_set
 from vision.images import ImageError, downscale, load_image, read_image_size
 
 
@@ -52,3 +54,45 @@ def test_reads_size_from_the_header(tmp_path: Path, suffix: str) -> None:
     path = tmp_path / f"frame{suffix}"
     cv2.imwrite(str(path), np.zeros((123, 45, 3), np.uint8))
     assert read_image_size(path) == (45, 123)
+
+
+def _jpeg_with_orientation(image: np.ndarray, orientation: int, byte_order: str = ">") -> bytes:
+    """A JPEG of `image` (raw pixels) with an EXIF block holding only its orientation tag."""
+    encoded = cv2.imencode(".jpg", image)[1].tobytes()
+    mark = b"MM" if byte_order == ">" else b"II"
+    entry = struct.pack(byte_order + "HHIHH", 0x0112, 3, 1, orientation, 0)
+    tiff = mark + struct.pack(byte_order + "HI", 42, 8) + struct.pack(byte_order + "H", 1) + entry + b"\0\0\0\0"
+    body = b"Exif\0\0" + tiff
+    return encoded[:2] + b"\xff\xe1" + struct.pack(">H", len(body) + 2) + body + encoded[2:]
+
+
+@pytest.mark.parametrize("orientation", range(1, 9))
+@pytest.mark.parametrize("byte_order", [">", "<"])
+def test_size_from_the_header_is_the_size_as_loaded(tmp_path: Path, orientation: int, byte_order: str) -> None:
+    # Phones store an upright photo lying down and say so in EXIF; OpenCV turns it on loading.
+    path = tmp_path / "phone.jpg"
+    path.write_bytes(_jpeg_with_orientation(np.zeros((60, 160, 3), np.uint8), orientation, byte_order))
+    loaded = load_image(path)
+    assert read_image_size(path) == (loaded.shape[1], loaded.shape[0])
+    assert read_image_size(path) == ((60, 160) if orientation >= 5 else (160, 60))
+
+
+def test_yolo_labels_of_an_upright_phone_photo_land_on_its_die(tmp_path: Path) -> None:
+    raw = np.zeros((60, 160, 3), np.uint8)
+    raw[:20, :40] = 255  # the die: top left of the stored pixels
+    (tmp_path / "val" / "images").mkdir(parents=True)
+    (tmp_path / "val" / "labels").mkdir()
+    path = tmp_path / "val" / "images" / "phone.jpg"
+    path.write_bytes(_jpeg_with_orientation(raw, 6))
+    loaded = load_image(path)
+    ys, xs = np.nonzero(loaded[:, :, 0] > 128)
+    width, height = loaded.shape[1], loaded.shape[0]
+    # The label is made on the picture as every viewer shows it: turned.
+    x, y = (xs.min() + xs.max() + 1) / 2 / width, (ys.min() + ys.max() + 1) / 2 / height
+    w, h = (xs.max() + 1 - xs.min()) / width, (ys.max() + 1 - ys.min()) / height
+    (tmp_path / "val" / "labels" / "phone.txt").write_text(f"2 {x} {y} {w} {h}\n")
+    (tmp_path / "data.yaml").write_text("names: ['1', '2', '3', '4', '5', '6']\n")
+    (die,) = load_labelled_set(tmp_path, "val")[0].dice
+    x0, y0, x1, y1 = die.box
+    assert (x0, y0, x1, y1) == pytest.approx((xs.min(), ys.min(), xs.max() + 1, ys.max() + 1), abs=0.5)
+    assert loaded[int(y0) : int(y1), int(x0) : int(x1), 0].mean() > 200

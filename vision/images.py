@@ -47,22 +47,28 @@ def read_image_size(path: str | os.PathLike[str]) -> tuple[int, int]:
     """(width, height) of the image as `load_image` gives it, from a JPEG's or PNG's header,
     decoding the whole file only if needed. A JPEG whose EXIF orientation turns it a quarter
     (a phone held upright) is decoded turned, so its width and height trade places."""
+    header = read_header(path)
+    if header is None:
+        image = load_image(path)
+        return image.shape[1], image.shape[0]
+    width, height, orientation = header
+    return (height, width) if orientation in QUARTER_TURNS else (width, height)
+
+
+def read_header(path: str | os.PathLike[str]) -> tuple[int, int, int] | None:
+    """(width, height, EXIF orientation) of a JPEG or PNG as stored, before any turning; None
+    for other files or a header that ends too soon."""
     with open(path, "rb") as handle:
         head = handle.read(26)
         if head.startswith(b"\x89PNG\r\n\x1a\n"):
             width, height = struct.unpack(">II", head[16:24])
-            return int(width), int(height)
+            return int(width), int(height), 1
         if head.startswith(b"\xff\xd8"):
-            size = _jpeg_size(handle)
-            if size is not None:
-                return size
-    image = load_image(path)
-    return image.shape[1], image.shape[0]
+            return _jpeg_header(handle)
+    return None
 
 
-def _jpeg_size(handle: BinaryIO) -> tuple[int, int] | None:
-    """The decoded (width, height) from a JPEG's markers, turned by its EXIF orientation; None
-    when the markers end before the frame header."""
+def _jpeg_header(handle: BinaryIO) -> tuple[int, int, int] | None:
     handle.seek(2)
     orientation = 1
     while True:
@@ -80,11 +86,29 @@ def _jpeg_size(handle: BinaryIO) -> tuple[int, int] | None:
             if len(frame) < 5:
                 return None
             height, width = struct.unpack(">xHH", frame)
-            return (int(height), int(width)) if orientation in QUARTER_TURNS else (int(width), int(height))
+            return int(width), int(height), orientation
         if marker[1] == 0xE1 and orientation == 1:
             orientation = exif_orientation(handle.read(max(0, length - 2)))
         else:
             handle.seek(length - 2, 1)
+
+
+def turn_box(
+    box: tuple[float, float, float, float], orientation: int, width: int, height: int
+) -> tuple[float, float, float, float]:
+    """A box in the stored pixels of a `width` x `height` image, placed in the image as EXIF
+    `orientation` turns it on loading."""
+    x0, y0, x1, y1 = box
+    turned = {
+        2: (width - x1, y0, width - x0, y1),
+        3: (width - x1, height - y1, width - x0, height - y0),
+        4: (x0, height - y1, x1, height - y0),
+        5: (y0, x0, y1, x1),
+        6: (height - y1, x0, height - y0, x1),
+        7: (height - y1, width - x1, height - y0, width - x0),
+        8: (y0, width - x1, y1, width - x0),
+    }
+    return turned.get(orientation, box)
 
 
 # EXIF orientations that turn the picture a quarter: 5 and 7 mirror it as well.

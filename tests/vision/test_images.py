@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from vision.eval.labels import load_labelled_set
-from vision.images import ImageError, downscale, load_image, read_image_size
+from vision.images import ImageError, downscale, load_image, read_image_size, turn_box
 
 
 def test_loads_a_png_as_bgr(tmp_path: Path) -> None:
@@ -96,3 +96,46 @@ def test_yolo_labels_of_an_upright_phone_photo_land_on_its_die(tmp_path: Path) -
     x0, y0, x1, y1 = die.box
     assert (x0, y0, x1, y1) == pytest.approx((xs.min(), ys.min(), xs.max() + 1, ys.max() + 1), abs=0.5)
     assert loaded[int(y0) : int(y1), int(x0) : int(x1), 0].mean() > 200
+
+
+@pytest.mark.parametrize("orientation", range(1, 9))
+def test_a_stored_box_turns_with_the_picture(tmp_path: Path, orientation: int) -> None:
+    raw = np.zeros((60, 160, 3), np.uint8)
+    raw[5:25, 10:50] = 255  # a die off every axis of symmetry
+    path = tmp_path / "phone.jpg"
+    path.write_bytes(_jpeg_with_orientation(raw, orientation))
+    loaded = load_image(path)
+    ys, xs = np.nonzero(loaded[:, :, 0] > 128)
+    turned = turn_box((10, 5, 50, 25), orientation, 160, 60)
+    assert turned == pytest.approx((xs.min(), ys.min(), xs.max() + 1, ys.max() + 1), abs=1.0)
+
+
+def _voc(folder: Path, size: tuple[int, int], box: tuple[int, int, int, int]) -> None:
+    x0, y0, x1, y1 = box
+    (folder / "phone.xml").write_text(
+        f"<annotation><filename>phone.jpg</filename><size><width>{size[0]}</width><height>{size[1]}</height>"
+        f"<depth>3</depth></size><object><name>three</name><bndbox><xmin>{x0}</xmin><ymin>{y0}</ymin>"
+        f"<xmax>{x1}</xmax><ymax>{y1}</ymax></bndbox></object></annotation>"
+    )
+
+
+@pytest.mark.parametrize("orientation", [6, 8])
+def test_voc_boxes_in_stored_pixels_land_on_the_die(tmp_path: Path, orientation: int) -> None:
+    # Some labelling tools show a phone photo as stored: the XML gives the stored size.
+    raw = np.zeros((60, 160, 3), np.uint8)
+    raw[5:25, 10:50] = 255
+    (tmp_path / "phone.jpg").write_bytes(_jpeg_with_orientation(raw, orientation))
+    _voc(tmp_path, (160, 60), (10, 5, 50, 25))
+    (die,) = load_labelled_set(tmp_path)[0].dice
+    loaded = load_image(tmp_path / "phone.jpg")
+    x0, y0, x1, y1 = (int(round(v)) for v in die.box)
+    assert loaded.shape[:2] == (160, 60)
+    assert loaded[y0:y1, x0:x1, 0].mean() > 200
+
+
+def test_voc_boxes_in_the_turned_picture_stay(tmp_path: Path) -> None:
+    raw = np.zeros((60, 160, 3), np.uint8)
+    (tmp_path / "phone.jpg").write_bytes(_jpeg_with_orientation(raw, 6))
+    _voc(tmp_path, (60, 160), (10, 5, 50, 25))
+    (die,) = load_labelled_set(tmp_path)[0].dice
+    assert die.box == (10, 5, 50, 25)

@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from vision.images import QUARTER_TURNS, read_header, read_image_size, turn_box
+
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 
@@ -102,12 +104,6 @@ def _class_faces(root: Path) -> dict[int, int]:
     return faces
 
 
-def _image_size(path: Path) -> tuple[int, int]:
-    from vision.images import read_image_size
-
-    return read_image_size(path)
-
-
 def _yolo_split_dirs(root: Path, split: str | None) -> list[Path]:
     if (root / "images").is_dir() and split is None:
         return [root]
@@ -129,7 +125,7 @@ def _load_yolo(root: Path, split: str | None) -> Iterator[LabelledImage]:
             label_path = split_dir / "labels" / (image_path.stem + ".txt")
             dice: list[LabelledDie] = []
             if label_path.is_file():
-                width, height = _image_size(image_path)
+                width, height = read_image_size(image_path)
                 for line in label_path.read_text(encoding="utf-8").splitlines():
                     parts = line.split()
                     if len(parts) < 5:
@@ -154,6 +150,7 @@ def _load_voc(root: Path, split: str | None) -> Iterator[LabelledImage]:
             if not matches:
                 continue
             image_path = matches[0]
+        stored = _stored_turn(image_path, tree)
         dice = []
         for obj in tree.iterfind("object"):
             face = face_from_name(obj.findtext("name") or "")
@@ -161,8 +158,24 @@ def _load_voc(root: Path, split: str | None) -> Iterator[LabelledImage]:
             if face is None or bndbox is None:
                 continue
             x0, y0, x1, y1 = (float(bndbox.findtext(k) or 0) for k in ("xmin", "ymin", "xmax", "ymax"))
-            dice.append(LabelledDie(face, (x0, y0, x1, y1)))
+            box = (x0, y0, x1, y1) if stored is None else turn_box((x0, y0, x1, y1), *stored)
+            dice.append(LabelledDie(face, box))
         yield LabelledImage(image_path, tuple(dice))
+
+
+def _stored_turn(image_path: Path, tree: ET.ElementTree[ET.Element]) -> tuple[int, int, int] | None:
+    """(orientation, width, height) when a VOC file's boxes are in the stored pixels of a photo
+    that loading turns a quarter: its <size> is the stored one (some labelling tools ignore EXIF).
+    None when the boxes are in the picture as loaded."""
+    header = read_header(image_path)
+    if header is None or header[2] not in QUARTER_TURNS:
+        return None
+    width, height, orientation = header
+    try:
+        size = (int(tree.findtext("size/width") or 0), int(tree.findtext("size/height") or 0))
+    except ValueError:
+        return None
+    return (orientation, width, height) if size == (width, height) and width != height else None
 
 
 def load_labelled_set(root: str | os.PathLike[str], split: str | None = None) -> list[LabelledImage]:

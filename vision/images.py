@@ -62,10 +62,25 @@ def read_header(path: str | os.PathLike[str]) -> tuple[int, int, int] | None:
         head = handle.read(26)
         if head.startswith(b"\x89PNG\r\n\x1a\n"):
             width, height = struct.unpack(">II", head[16:24])
-            return int(width), int(height), 1
+            return int(width), int(height), _png_orientation(handle)
         if head.startswith(b"\xff\xd8"):
             return _jpeg_header(handle)
     return None
+
+
+def _png_orientation(handle: BinaryIO) -> int:
+    """The orientation of a PNG's eXIf chunk (OpenCV turns a PNG by it too); 1 without one."""
+    handle.seek(8)
+    while True:
+        chunk = handle.read(8)
+        if len(chunk) < 8:
+            return 1
+        length, kind = struct.unpack(">I4s", chunk)
+        if kind == b"eXIf":
+            return tiff_orientation(handle.read(min(length, 1 << 16)))
+        if kind == b"IEND":
+            return 1
+        handle.seek(length + 4, 1)
 
 
 def _jpeg_header(handle: BinaryIO) -> tuple[int, int, int] | None:
@@ -117,9 +132,13 @@ QUARTER_TURNS = (5, 6, 7, 8)
 
 def exif_orientation(segment: bytes) -> int:
     """The orientation tag (1..8) of a JPEG APP1 segment's body; 1 when it holds none."""
-    if not segment.startswith(b"Exif\x00\x00") or len(segment) < 14:
+    return tiff_orientation(segment[6:]) if segment.startswith(b"Exif\x00\x00") else 1
+
+
+def tiff_orientation(tiff: bytes) -> int:
+    """The orientation tag (1..8) in the first directory of an EXIF TIFF block; 1 when none."""
+    if len(tiff) < 8:
         return 1
-    tiff = segment[6:]
     order = {b"II": "<", b"MM": ">"}.get(tiff[:2])
     if order is None:
         return 1

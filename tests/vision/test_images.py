@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import struct
+import zlib
 from pathlib import Path
 
 import cv2
@@ -139,3 +140,19 @@ def test_voc_boxes_in_the_turned_picture_stay(tmp_path: Path) -> None:
     _voc(tmp_path, (60, 160), (10, 5, 50, 25))
     (die,) = load_labelled_set(tmp_path)[0].dice
     assert die.box == (10, 5, 50, 25)
+
+
+def _png_with_orientation(image: np.ndarray, orientation: int) -> bytes:
+    encoded = cv2.imencode(".png", image)[1].tobytes()
+    entry = struct.pack(">HHIHH", 0x0112, 3, 1, orientation, 0)
+    tiff = b"MM" + struct.pack(">HI", 42, 8) + struct.pack(">H", 1) + entry + b"\0\0\0\0"
+    chunk = struct.pack(">I", len(tiff)) + b"eXIf" + tiff + struct.pack(">I", zlib.crc32(b"eXIf" + tiff))
+    return encoded[:33] + chunk + encoded[33:]  # after the signature and the IHDR chunk
+
+
+@pytest.mark.parametrize("orientation", range(1, 9))
+def test_png_size_follows_its_exif_chunk_too(tmp_path: Path, orientation: int) -> None:
+    path = tmp_path / "phone.png"
+    path.write_bytes(_png_with_orientation(np.zeros((60, 160, 3), np.uint8), orientation))
+    loaded = load_image(path)
+    assert read_image_size(path) == (loaded.shape[1], loaded.shape[0])

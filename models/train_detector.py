@@ -270,6 +270,16 @@ def export(net: DiceDetectorNet, path: Path) -> None:
     net.train()
 
 
+def _exported(
+    net: DiceDetectorNet, averaged: torch.optim.swa_utils.AveragedModel | None, steps: int
+) -> DiceDetectorNet:
+    """The net to export: the mean of the weights once there is one, else the net itself."""
+    if averaged is None or steps == 0:
+        return net
+    mean: DiceDetectorNet = averaged.module
+    return mean
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "datasets")
@@ -287,7 +297,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--init", type=Path, default=None, help="go on training from this exported detector (batch norms stay frozen)"
     )
+    parser.add_argument(
+        "--average-after",
+        type=float,
+        default=None,
+        metavar="SHARE",
+        help="export the mean of the weights of every step after this share of the time (with --init only)",
+    )
+    parser.add_argument("--constant-lr", action="store_true", help="no cosine decay: the rate stays at --lr")
     args = parser.parse_args(argv)
+    if args.average_after is not None and (args.init is None or not 0.0 <= args.average_after < 1.0):
+        parser.error("--average-after needs --init (its batch norms stay frozen) and a share in [0, 1)")
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     torch.manual_seed(args.seed)
@@ -314,6 +334,9 @@ def main(argv: list[str] | None = None) -> int:
         load_exported_weights(net, str(args.init))
     net = net.to(memory_format=torch.channels_last)
     optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    # The mean of the weights along the way (with the batch norms frozen, nothing else to redo).
+    averaged = torch.optim.swa_utils.AveragedModel(net) if args.average_after is not None else None
+    averaged_steps = 0
     budget = args.minutes * 60
     t0 = time.time()
     step, last_save = 0, time.time()
@@ -323,7 +346,8 @@ def main(argv: list[str] | None = None) -> int:
         progress = (time.time() - t0) / budget
         if progress >= 1.0:
             break
-        lr = args.lr * min(1.0, (step + 1) / 50) * 0.5 * (1 + math.cos(math.pi * progress))
+        decay = 1.0 if args.constant_lr else 0.5 * (1 + math.cos(math.pi * progress))
+        lr = args.lr * min(1.0, (step + 1) / 50) * decay
         for group in optimiser.param_groups:
             group["lr"] = lr
         x, heat, weight, box, has_box = batch(sources, args.batch, rng)
@@ -338,14 +362,17 @@ def main(argv: list[str] | None = None) -> int:
         optimiser.step()
         history.append((float(loss), heat_loss, size_loss))
         step += 1
+        if averaged is not None and progress >= args.average_after:
+            averaged.update_parameters(net)
+            averaged_steps += 1
         if step % 50 == 0:
             recent = np.mean(history[-50:], axis=0)
             losses = f"loss {recent[0]:.3f} heat {recent[1]:.3f} size {recent[2]:.3f}"
             print(f"step {step} {losses} lr {lr:.5f} {time.time() - t0:.0f} s", flush=True)
         if time.time() - last_save > 300:
-            export(net, args.out)
+            export(_exported(net, averaged, averaged_steps), args.out)
             last_save = time.time()
-    export(net, args.out)
+    export(_exported(net, averaged, averaged_steps), args.out)
     info = {
         "command": "python models/train_detector.py " + " ".join(argv if argv is not None else sys.argv[1:]),
         "initial_weights": str(args.init) if args.init else None,
@@ -355,6 +382,8 @@ def main(argv: list[str] | None = None) -> int:
         "steps": step,
         "batch": args.batch,
         "learning_rate": args.lr,
+        "constant_learning_rate": args.constant_lr,
+        "averaged_steps": averaged_steps,
         "minutes": round((time.time() - t0) / 60, 1),
         "final_loss": [round(float(v), 4) for v in np.mean(history[-200:], axis=0)],
         "input_side": INPUT_SIDE,

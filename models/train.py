@@ -72,9 +72,28 @@ def to_tensor(crops: np.ndarray) -> torch.Tensor:
     return torch.from_numpy(crops).permute(0, 3, 1, 2).float().div_(255.0)
 
 
-def augment(x: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
-    """Changes that keep the face value: turns, mirror, colours, light, focus."""
+def subsample_chroma(x: torch.Tensor) -> torch.Tensor:
+    """BGR crops with their colour kept at half resolution and their lightness at full, as a
+    webcam's or phone's JPEG keeps them: small pips that differ from their die by hue fade."""
+    b, g, r = x[:, 0:1], x[:, 1:2], x[:, 2:3]
+    luma = 0.299 * r + 0.587 * g + 0.114 * b
+
+    def halve(channel: torch.Tensor) -> torch.Tensor:
+        return F.interpolate(F.avg_pool2d(channel, 2), size=channel.shape[2:], mode="bilinear", align_corners=False)
+
+    blue, red = luma + halve(b - luma), luma + halve(r - luma)
+    green = (luma - 0.299 * red - 0.114 * blue) / 0.587
+    return torch.cat([blue, green, red], 1)
+
+
+def augment(x: torch.Tensor, generator: torch.Generator, chroma: float = 0.0) -> torch.Tensor:
+    """Changes that keep the face value: turns, mirror, colours, light, focus; with `chroma`,
+    that share of the crops get their colour at half resolution first."""
     n = x.shape[0]
+    if chroma > 0:
+        halved = torch.rand(n, generator=generator) < chroma
+        if halved.any():
+            x[halved] = subsample_chroma(x[halved]).clamp_(0, 1)
     k = int(torch.randint(4, (1,), generator=generator))
     x = torch.rot90(x, k, (2, 3))
     if torch.rand(1, generator=generator) < 0.5:
@@ -119,7 +138,7 @@ def train(args: argparse.Namespace) -> nn.Module:
         started = time.time()
         for i in range(0, per_epoch, args.batch):
             idx = order[i : i + args.batch]
-            xb, yb = augment(x[idx].clone(), generator), y[idx]
+            xb, yb = augment(x[idx].clone(), generator, args.chroma), y[idx]
             logits = net(xb)
             loss = F.cross_entropy(logits, yb, label_smoothing=0.05)
             optimiser.zero_grad()
@@ -269,6 +288,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--lr", type=float, default=4e-3)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--chroma", type=float, default=0.0, help="share of crops shown with their colour at half resolution"
+    )
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--sets", default="synthetic.npz,real_train.npz,matteop65_train.npz,aws_train.npz",
                         help="crop sets under datasets/build/")  # fmt: skip

@@ -156,3 +156,18 @@ def test_png_size_follows_its_exif_chunk_too(tmp_path: Path, orientation: int) -
     path.write_bytes(_png_with_orientation(np.zeros((60, 160, 3), np.uint8), orientation))
     loaded = load_image(path)
     assert read_image_size(path) == (loaded.shape[1], loaded.shape[0])
+
+
+def test_a_voc_set_still_loads_when_a_photos_header_cannot_be_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import vision.eval.labels as labels
+
+    def unreadable(path: object) -> None:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    (tmp_path / "phone.jpg").write_bytes(_jpeg_with_orientation(np.zeros((60, 160, 3), np.uint8), 6))
+    _voc(tmp_path, (160, 60), (10, 5, 50, 25))
+    monkeypatch.setattr(labels, "read_header", unreadable)
+    (die,) = load_labelled_set(tmp_path)[0].dice
+    assert die.box == (10, 5, 50, 25)  # left as labelled; reading the photo reports the fault

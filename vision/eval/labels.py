@@ -167,7 +167,10 @@ def _stored_turn(image_path: Path, tree: ET.ElementTree[ET.Element]) -> tuple[in
     """(orientation, width, height) when a VOC file's boxes are in the stored pixels of a photo
     that loading turns a quarter: its <size> is the stored one (some labelling tools ignore EXIF).
     None when the boxes are in the picture as loaded."""
-    header = read_header(image_path)
+    try:
+        header = read_header(image_path)
+    except OSError:
+        return None  # an unreadable photo is reported when it is read, not here
     if header is None or header[2] not in QUARTER_TURNS:
         return None
     width, height, orientation = header

@@ -10,6 +10,9 @@ from typing import BinaryIO
 import cv2
 import numpy as np
 
+# EXIF orientations that turn the picture a quarter: 5 and 7 mirror it as well.
+QUARTER_TURNS = (5, 6, 7, 8)
+
 
 class ImageError(ValueError):
     """A file that is not a readable image; the message names the file and the reason."""
@@ -77,7 +80,7 @@ def _png_orientation(handle: BinaryIO) -> int:
             return 1
         length, kind = struct.unpack(">I4s", chunk)
         if kind == b"eXIf":
-            return tiff_orientation(handle.read(min(length, 1 << 16)))
+            return _tiff_orientation(handle.read(min(length, 1 << 16)))
         if kind == b"IEND":
             return 1
         handle.seek(length + 4, 1)
@@ -102,8 +105,9 @@ def _jpeg_header(handle: BinaryIO) -> tuple[int, int, int] | None:
                 return None
             height, width = struct.unpack(">xHH", frame)
             return int(width), int(height), orientation
-        if marker[1] == 0xE1 and orientation == 1:
-            orientation = exif_orientation(handle.read(max(0, length - 2)))
+        if marker[1] == 0xE1 and orientation == 1:  # APP1: EXIF (or XMP, which holds none)
+            segment = handle.read(max(0, length - 2))
+            orientation = _tiff_orientation(segment[6:]) if segment.startswith(b"Exif\x00\x00") else 1
         else:
             handle.seek(length - 2, 1)
 
@@ -126,16 +130,7 @@ def turn_box(
     return turned.get(orientation, box)
 
 
-# EXIF orientations that turn the picture a quarter: 5 and 7 mirror it as well.
-QUARTER_TURNS = (5, 6, 7, 8)
-
-
-def exif_orientation(segment: bytes) -> int:
-    """The orientation tag (1..8) of a JPEG APP1 segment's body; 1 when it holds none."""
-    return tiff_orientation(segment[6:]) if segment.startswith(b"Exif\x00\x00") else 1
-
-
-def tiff_orientation(tiff: bytes) -> int:
+def _tiff_orientation(tiff: bytes) -> int:
     """The orientation tag (1..8) in the first directory of an EXIF TIFF block; 1 when none."""
     if len(tiff) < 8:
         return 1

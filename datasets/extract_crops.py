@@ -6,7 +6,8 @@
 The crops come from `vision.training.photo_crops.extract`: each die at several scales, and
 with `--augment N` at N random rotations and small box errors. The output holds `crops`
 (N, 32, 32, 3) uint8 BGR, `labels` (0..5 = faces 1..6, 6 = not a die), `scales` (long
-side, 0 = full size) and `photos` (index into `names`).
+side, 0 = full size) and `photos` (index into `names`). With `--webcam SHARE` that share of
+the scaled photos is cut again from a copy with a webcam's noise and JPEG.
 """
 
 from __future__ import annotations
@@ -34,12 +35,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--negatives", type=float, default=0.3, help="not-a-die crops per die crop")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--die-side", type=float, default=0.0, help="square boxes of this side at the labels' centres")
+    parser.add_argument("--webcam", type=float, default=0.0, help="share of scaled photos also cut from a webcam copy")
     args = parser.parse_args(argv)
+    if not 0.0 <= args.webcam <= 1.0:
+        raise SystemExit(f"extract_crops: --webcam is a share between 0 and 1, not {args.webcam}")
     default = TRAIN_SCALES if args.augment else REPORT_SCALES
     scales = tuple(int(s) for s in args.scales.split(",")) if args.scales else default
     cv2.setNumThreads(1)
     try:
-        data = extract(args.root, args.split, scales, args.augment, args.negatives, args.seed, args.die_side)
+        data = extract(
+            args.root, args.split, scales, args.augment, args.negatives, args.seed, args.die_side, args.webcam
+        )
     except ValueError as exc:  # a LabelError too
         raise SystemExit(f"extract_crops: {exc}") from None
     args.out.parent.mkdir(parents=True, exist_ok=True)

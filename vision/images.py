@@ -46,6 +46,14 @@ def downscale(image: np.ndarray, max_side: int | None) -> tuple[np.ndarray, floa
     return cv2.resize(image, size, interpolation=cv2.INTER_AREA), factor
 
 
+def jpeg_round_trip(image: np.ndarray, quality: int) -> np.ndarray:
+    """The BGR image as a JPEG of this quality gives it back: OpenCV's encoder keeps colour at
+    half resolution (4:2:0), as webcam streams and phone photos do."""
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
+    decoded = cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else None
+    return image if decoded is None else decoded
+
+
 def read_image_size(path: str | os.PathLike[str]) -> tuple[int, int]:
     """(width, height) of the image as `load_image` gives it, from a JPEG's or PNG's header,
     decoding the whole file only if needed. A JPEG whose EXIF orientation turns it a quarter

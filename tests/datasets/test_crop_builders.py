@@ -85,3 +85,35 @@ def test_detector_frames_are_reproducible_and_index_their_dice() -> None:
     assert ((boxes[:, 1:3] >= 0) & (boxes[:, 1:3] <= 96)).all()
     again_frames, again_boxes = detector_frames.build(3, seed=2, side=96, workers=1)
     assert np.array_equal(frames, again_frames) and np.array_equal(boxes, again_boxes)
+
+
+def test_webcam_copies_add_crops_of_the_same_dice_with_a_webcams_colour(yolo_set: Path) -> None:
+    plain = photo_crops.extract(yolo_set, "train", scales=(0, 200), augment=2, negatives_per_die=0.0, seed=0)
+    both = photo_crops.extract(yolo_set, "train", scales=(0, 200), augment=2, negatives_per_die=0.0, seed=0, webcam=1.0)
+    assert len(both["labels"]) == 2 * len(plain["labels"])
+    assert sorted(both["labels"].tolist()) == sorted(2 * plain["labels"].tolist())
+    assert set(both["scales"].tolist()) == {0, 200}
+    # Without the share nothing changes, to the bit: the random draws are the same as before.
+    again = photo_crops.extract(
+        yolo_set, "train", scales=(0, 200), augment=2, negatives_per_die=0.0, seed=0, webcam=0.0
+    )
+    assert np.array_equal(plain["crops"], again["crops"])
+
+
+def test_a_webcam_copy_is_noisy_and_loses_colour_detail_but_not_its_size() -> None:
+    # Red dots two pixels wide on a dark grey die: a JPEG's colour at half resolution smears them.
+    image = np.full((64, 64, 3), 60, np.uint8)
+    image[::4, ::4] = (30, 30, 200)
+    image[1::4, ::4] = (30, 30, 200)
+    copy = photo_crops.webcam_copy(image, np.random.default_rng(0))
+    assert copy.shape == image.shape and copy.dtype == np.uint8
+    red = image[:, :, 2].astype(int) - image[:, :, 1]
+    red_copy = copy[:, :, 2].astype(int) - copy[:, :, 1]
+    assert red_copy[::4, ::4].mean() < 0.8 * red[::4, ::4].mean()
+    assert not np.array_equal(photo_crops.webcam_copy(image, np.random.default_rng(1)), copy)
+
+
+def test_the_script_refuses_a_webcam_share_outside_0_to_1(yolo_set: Path, tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="--webcam is a share"):
+        extract_crops.main([str(yolo_set), "--webcam", "2", "--out", str(tmp_path / "x.npz")])
+    assert not (tmp_path / "x.npz").exists()

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from vision.eval.labels import load_labelled_set
-from vision.images import ImageError, downscale, load_image, read_image_size, turn_box
+from vision.images import ImageError, downscale, jpeg_round_trip, load_image, read_image_size, turn_box
 
 
 def test_loads_a_png_as_bgr(tmp_path: Path) -> None:
@@ -48,6 +48,21 @@ def test_downscale_keeps_small_images_and_shrinks_large_ones() -> None:
     assert small.shape == (360, 640, 3)
     assert factor == pytest.approx(0.5)
     assert downscale(image, 0)[1] == 1.0
+
+
+def test_a_jpeg_round_trip_keeps_the_picture_but_halves_its_colour_detail() -> None:
+    # Stripes one pixel wide that differ only in hue: the brightness survives, the colour blurs.
+    image = np.zeros((32, 32, 3), np.uint8)
+    image[:, ::2] = (40, 40, 160)
+    image[:, 1::2] = (80, 80, 60)
+    back = jpeg_round_trip(image, 95)
+    assert back.shape == image.shape and back.dtype == np.uint8
+    grey, grey_back = (cv2.cvtColor(x, cv2.COLOR_BGR2GRAY).astype(int) for x in (image, back))
+    assert np.abs(grey_back - grey).mean() < 4
+    hue_gap = image[:, ::2, 2].astype(int).mean() - image[:, 1::2, 2].astype(int).mean()
+    hue_gap_back = back[:, ::2, 2].astype(int).mean() - back[:, 1::2, 2].astype(int).mean()
+    assert hue_gap_back < 0.5 * hue_gap
+    assert not np.array_equal(jpeg_round_trip(image, 30), back)
 
 
 @pytest.mark.parametrize("suffix", [".png", ".jpg"])

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.images import jpeg_round_trip
 from vision.synth.clutter import draw_random_clutter
 from vision.synth.render import DieSpec, Effects, Glare, draw_dice, top_face
 from vision.synth.scenes import die_colours
@@ -159,10 +160,7 @@ def _camera(frame: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         noise = rng.normal(0, sigma, image.shape) + rng.normal(0, sigma / 2, image.shape[:2] + (1,))
         image = np.clip(image + noise, 0, 255).astype(np.uint8)
     if rng.random() < 0.7:
-        ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(25, 95))])
-        decoded = cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else None
-        if decoded is not None:
-            image = decoded
+        image = jpeg_round_trip(image, int(rng.integers(25, 95)))
     return image
 
 

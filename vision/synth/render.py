@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from vision.images import jpeg_round_trip
 from vision.read.faces import LAYOUTS
 from vision.types import BGR, DieBox, as_bgr
 
@@ -392,8 +393,5 @@ def _apply_camera(frame: np.ndarray, effects: Effects, rng: np.random.Generator)
         noisy = image.astype(np.float32) + rng.normal(0, effects.noise_sigma, image.shape)
         image = np.clip(noisy, 0, 255).astype(np.uint8)
     if effects.jpeg_quality is not None:
-        ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(effects.jpeg_quality)])
-        decoded = cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else None
-        if decoded is not None:
-            image = decoded
+        image = jpeg_round_trip(image, effects.jpeg_quality)
     return image

@@ -3,6 +3,8 @@
 Each die is cut at several scales (the photo downscaled so its long side is 1280, 640, ...
 pixels), because the reader sees webcam-sized dice. With `augment` N every die gives N
 crops at random rotations and small box errors; with 0 it gives one exact crop per scale.
+With `webcam` a share of the scaled photos is also cut from a copy as a webcam stream would
+show it (`webcam_copy`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import cv2
 import numpy as np
 
 from vision.eval.labels import LabelledDie, load_labelled_set
-from vision.images import downscale
+from vision.images import downscale, jpeg_round_trip
 from vision.read.classifier import NOT_A_DIE
 from vision.read.crops import CROP_SIZE, crop_die
 from vision.types import DieBox
@@ -23,6 +25,20 @@ from vision.types import DieBox
 BOX_SCALE = (0.65, 1.15)
 TRAIN_SCALES = (0, 1600, 1280, 960, 640, 480)
 REPORT_SCALES = (0, 1280, 640)
+
+
+# A webcam copy: sensor noise of this many grey levels and a JPEG round trip of this quality.
+WEBCAM_NOISE = (1.0, 5.0)
+WEBCAM_QUALITY = (40, 90)
+
+
+def webcam_copy(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The photo as a webcam stream shows it: sensor noise, then a JPEG of middling quality,
+    whose colour at half resolution washes out small pips that differ from their die by hue
+    (dark dice with red pips) once a die is only 20 to 50 pixels across."""
+    noise = rng.normal(0, rng.uniform(*WEBCAM_NOISE), image.shape)
+    noisy = np.clip(image + noise, 0, 255).astype(np.uint8)
+    return jpeg_round_trip(noisy, int(rng.integers(WEBCAM_QUALITY[0], WEBCAM_QUALITY[1] + 1)))
 
 
 def die_box(die: LabelledDie, die_side: float = 0.0) -> DieBox:
@@ -92,8 +108,10 @@ def extract(
     negatives_per_die: float,
     seed: int,
     die_side: float = 0.0,
+    webcam: float = 0.0,
 ) -> dict[str, np.ndarray]:
-    """Crops of every die of a labelled set's split at each scale, with not-a-die crops among them.
+    """Crops of every die of a labelled set's split at each scale, with not-a-die crops among them;
+    that share (`webcam`) of the scaled photos is cut a second time from its `webcam_copy`.
 
     Returns `crops` (N, 32, 32, 3) uint8 BGR, `labels` (0..5 = faces 1..6, 6 = not a die),
     `scales` (long side, 0 = full size), `photos` (index into `names`) and `names`.
@@ -109,17 +127,19 @@ def extract(
         if full is None:
             raise ValueError(f"cannot read {photo.path}")
         for long_side in scales:
-            image, factor = downscale(full, long_side)
+            scaled, factor = downscale(full, long_side)
             boxes = [die_box(die, die_side).scaled(factor) for die in photo.dice]
-            for die, box in zip(photo.dice, boxes):
-                variants = [jittered(box, rng) for _ in range(augment)] if augment else [box]
-                for variant in variants:
-                    crops.append(crop_die(image, variant))
-                    labels.append(die.value - 1)
-            n_negative = int(rng.poisson(negatives_per_die * len(boxes) * max(1, augment)))
-            for box in negative_boxes(boxes, image.shape[1], image.shape[0], rng, n_negative):
-                crops.append(crop_die(image, box))
-                labels.append(NOT_A_DIE)
+            copies = [scaled, webcam_copy(scaled, rng)] if webcam > 0 and rng.random() < webcam else [scaled]
+            for image in copies:
+                for die, box in zip(photo.dice, boxes):
+                    variants = [jittered(box, rng) for _ in range(augment)] if augment else [box]
+                    for variant in variants:
+                        crops.append(crop_die(image, variant))
+                        labels.append(die.value - 1)
+                n_negative = int(rng.poisson(negatives_per_die * len(boxes) * max(1, augment)))
+                for box in negative_boxes(boxes, image.shape[1], image.shape[0], rng, n_negative):
+                    crops.append(crop_die(image, box))
+                    labels.append(NOT_A_DIE)
             scale_of.extend([long_side] * (len(labels) - len(scale_of)))
         photo_of.extend([index] * (len(labels) - len(photo_of)))
     return {

@@ -13,7 +13,6 @@ no watcher, tracking or vote is involved, which keeps the reader's own losses ap
 from __future__ import annotations
 
 import argparse
-import json
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,6 +21,7 @@ import cv2
 import numpy as np
 
 from benchmarks.rest_videos import VideoTruth, labelled_photos, make_video
+from benchmarks.scores import in_percent, print_result
 from vision.eval.evaluate import Evaluation
 from vision.eval.labels import LabelledDie
 from vision.read.classifier import DieFaceClassifier, load_default_classifier
@@ -94,15 +94,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     result = {
         "rests": summary["images"],
         "labelled_dice": summary["labelled_dice"],
-        "per_die": round(100 * summary["accuracy"], 2),
-        "precision": round(100 * summary["precision"], 2),
-        "exact_throws": round(100 * summary["exact_throws"], 2),
+        **in_percent(summary),
     }
-    if args.json:
-        print(json.dumps(result))
-    else:
-        for key, value in result.items():
-            print(f"{key:<15} {value}")
+    print_result(result, args.json, 15)
     return 0
 
 

@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from vision.eval.labels import LabelledImage, load_labelled_set
-from vision.images import load_image
+from vision.images import jpeg_round_trip, load_image
 from vision.live.demo_table import HandSprites
 
 WIDTH, HEIGHT = 1280, 720
@@ -173,9 +173,7 @@ class _Camera:
             light = 255.0 * (light / 255.0) ** self.style.gamma * np.float32(self.style.tint or (1.0, 1.0, 1.0))
         noisy = light * gain + self.rng.normal(0, self.style.noise, frame.shape).astype(np.float32)
         picture = np.clip(noisy, 0, 255).astype(np.uint8)
-        ok, data = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, self.style.jpeg_quality])
-        assert ok
-        return cv2.imdecode(data, cv2.IMREAD_COLOR)
+        return jpeg_round_trip(picture, self.style.jpeg_quality)
 
 
 def _move(

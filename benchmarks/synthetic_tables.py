@@ -15,7 +15,6 @@ table that real photo sets lack, not a measure of real tables.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -25,6 +24,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.scores import in_percent, print_result  # noqa: E402
 from vision.eval.evaluate import Evaluation  # noqa: E402
 from vision.eval.labels import LabelledDie  # noqa: E402
 from vision.read.classifier import DieFaceClassifier, load_default_classifier  # noqa: E402
@@ -85,17 +85,11 @@ def main(argv: list[str] | None = None) -> int:
         "seed": args.seed,
         "die_size": list(args.die_size),
         "labelled_dice": summary["labelled_dice"],
-        "per_die": round(100 * summary["accuracy"], 2),
-        "precision": round(100 * summary["precision"], 2),
-        "exact_throws": round(100 * summary["exact_throws"], 2),
+        **in_percent(summary),
         "empty_tables": empty_frames,
         "dice_reported_on_empty_tables": empty_false,
     }
-    if args.json:
-        print(json.dumps(result))
-    else:
-        for key, value in result.items():
-            print(f"{key:<30} {value}")
+    print_result(result, args.json, 30)
     return 0
 
 

@@ -25,6 +25,7 @@ from torch.nn import functional as F
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from models.feature_outputs import add_feature_outputs  # noqa: E402
 from vision.read.classifier import N_CLASSES, NOT_A_DIE, DieFaceClassifier  # noqa: E402
 
 BUILD = ROOT / "datasets" / "build"
@@ -167,6 +168,7 @@ def export(net: nn.Module, path: Path) -> None:
         dynamo=True,
         external_data=False,
     )
+    add_feature_outputs(path)  # what a table's fix of the last layer is fitted on
 
 
 def report(model_path: Path) -> dict[str, object]:
@@ -227,7 +229,10 @@ A compact CNN that reads the top face of one die from a 32x32 BGR crop cut by
 `vision.read.crops.crop_die`: the square on the longer side of the die's rotated box plus a
 15% margin on each side, turned upright, sampled at 64x64 and averaged down.
 Outputs 7 probabilities: faces 1..6 and "not a die face". `vision.read.classifier` runs it
-with onnxruntime on the CPU, one intra-op thread.
+with onnxruntime on the CPU, one intra-op thread. Two more outputs, added by
+`models/feature_outputs.py`, give the 96 pooled features the last layer reads (`embedding`) and
+that layer's output before the softmax (`logits`): a table's learner fits a fix of the last
+layer on them (`vision.adapt.last_layer`).
 
 - Architecture: 5 conv 3x3 + batch norm + ReLU layers (16, 32, 64, 64, 96 channels), three
   2x2 max pools, global average pool, dropout, one linear layer, softmax (in the graph).

@@ -18,6 +18,8 @@ from vision.types import DieBox
 N_CLASSES = 7
 NOT_A_DIE = 6  # column of "not a die face"
 MODEL_NAME = "die_face.onnx"
+EMBEDDING = "embedding"  # the optional outputs' names
+LOGITS = "logits"
 
 
 class DieFaceClassifier:
@@ -28,6 +30,10 @@ class DieFaceClassifier:
         if len(inputs) != 1 or inputs[0].shape[1:] != [3, CROP_SIZE, CROP_SIZE] or outputs[0].shape[-1] != N_CLASSES:
             raise ModelError(f"{path} is not a die-face model (input {inputs[0].shape}, output {outputs[0].shape})")
         self._input = inputs[0].name
+        self._probabilities = outputs[0].name
+        names = {output.name for output in outputs}
+        # Models exported with `models/feature_outputs.py` also give what their last layer reads.
+        self.has_features = {EMBEDDING, LOGITS} <= names
         self.path = path
 
     def predict(self, frame_bgr: np.ndarray, boxes: Sequence[DieBox]) -> np.ndarray:
@@ -42,9 +48,20 @@ class DieFaceClassifier:
 
     def predict_crops(self, crops: np.ndarray) -> np.ndarray:
         """Probabilities for (N, 32, 32, 3) uint8 BGR crops cut with `vision.read.crops.crop_die`."""
-        batch = np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
-        (probabilities,) = self._session.run(None, {self._input: batch})
+        (probabilities,) = self._session.run([self._probabilities], {self._input: _batch(crops)})
         return np.asarray(probabilities, np.float32)
+
+    def features(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(N, D) features the last layer reads and its (N, 7) output before the softmax, for
+        crops as `predict_crops` takes them; ModelError for a model without these outputs."""
+        if not self.has_features:
+            raise ModelError(f"{self.path} gives no features (see models/feature_outputs.py)")
+        embedding, logits = self._session.run([EMBEDDING, LOGITS], {self._input: _batch(crops)})
+        return np.asarray(embedding, np.float32), np.asarray(logits, np.float32)
+
+
+def _batch(crops: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
 
 
 def load_default_classifier(threads: int = 1) -> DieFaceClassifier:

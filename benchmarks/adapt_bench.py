@@ -5,8 +5,9 @@
 A video is made from the photos under a light the reader was not trained on (a colour cast and a
 gamma). The plain reader watches it; the dice of the first `--confirmed` rests are saved to a table
 memory with their true faces, as a player confirming them on the phone would, and so are their
-pictures with every true face; the table's learner builds the head and chooses the detector's
-threshold from them (as `serve` does) and the video is watched again with the adapted reader.
+pictures with every true face; the table's learner builds the head, fits the classifier's last
+layer and chooses the detector's threshold from them (as `serve` does) and the video is watched
+again with the adapted reader.
 Per-die accuracy counts, over the later rests, the true dice that were found and read right.
 """
 
@@ -148,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
                     "before": per_die_accuracy(truth, before_throws, args.confirmed),
                     "after": per_die_accuracy(truth, after_throws, args.confirmed),
                     "corrections": adapted.corrected,
+                    "classifier_fitted_on": 0 if learner.classifier_fix is None else learner.classifier_fix.dice,
                 }
             )
         )

@@ -20,7 +20,8 @@ def run(args: argparse.Namespace) -> int:
 
     Build the table's nearest-neighbour head from the confirmed throws that `serve` kept (next to its database,
     in table-memory/), and choose the detector's threshold for the table from their pictures; save both there.
-    `serve` uses them at the next start.
+    `serve` uses them at the next start. Also say how well the classifier's last layer, fitted to these dice,
+    reads them (`serve` fits it again from them at each start).
     """
     from vision.adapt.learner import build
     from vision.adapt.memory import TableMemory
@@ -42,6 +43,11 @@ def run(args: argparse.Namespace) -> int:
         f"the adapted reader {report.adapted_right} (each throw left out of its own head)"
     )
     print(f"head: {threshold}; saved to {report.path}")
+    if report.classifier_right is not None:
+        print(
+            f"classifier: {report.classifier_right} right as shipped, {report.fitted_right} with its last layer "
+            "fitted to this table (each throw left out of its own fit)"
+        )
     if report.detector_threshold is not None:
         print(f"detector threshold {report.detector_threshold:g}, chosen on {report.pictures} confirmed pictures")
     return 0

@@ -1,7 +1,7 @@
-"""Learning a table as a game goes on: each confirmed throw is kept, the head is rebuilt and
-swapped into the live reader at once, and saved next to the memory for the next start. The
-pictures of confirmed throws also set how sure the detector must be on this table
-(`vision.adapt.threshold`)."""
+"""Learning a table as a game goes on: each confirmed throw is kept, the head and the fix of the
+classifier's last layer (`vision.adapt.last_layer`) are rebuilt and swapped into the live reader
+at once, and saved next to the memory for the next start. The pictures of confirmed throws also
+set how sure the detector must be on this table (`vision.adapt.threshold`)."""
 
 from __future__ import annotations
 
@@ -14,14 +14,19 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.adapt.memory import TableMemory
+from vision.adapt.last_layer import LastLayerFix, TableClassifier
+from vision.adapt.memory import Example, TableMemory
 from vision.adapt.neighbours import AdaptedReader, FaceNeighbours
 from vision.adapt.threshold import ReadAt, choose_threshold, misread_by_threshold
 from vision.live.settle import DiceReaderLike
+from vision.read.classifier import DieFaceClassifier
 from vision.read.reader import DiceReader
 
 HEAD_FILE = "adaptation.npz"
 DETECTOR_FILE = "detector.json"
+# The classifier's last layer is fitted to the newest confirmed dice, this many at most: the
+# table as it looks now, at a bounded cost.
+MAX_FIX_DICE = 500
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,11 @@ class AdaptReport:
     path: Path
     detector_threshold: float | None = None  # None: the reader's detector cannot be tuned
     pictures: int = 0  # confirmed pictures it was chosen on
+    # Of the newest confirmed dice (at most MAX_FIX_DICE), how many the classifier's surest face
+    # gets right as shipped, and with its last layer fitted to the table, each throw left out of
+    # its own fit (None: the reader's classifier cannot be fitted).
+    classifier_right: int | None = None
+    fitted_right: int | None = None
 
 
 def _shipped_threshold(reader: DiceReaderLike) -> float | None:
@@ -59,6 +69,38 @@ def _load_threshold(memory: TableMemory) -> float | None:
     return threshold if 0.0 < threshold < 1.0 else None
 
 
+def _features_of(reader: DiceReaderLike) -> DieFaceClassifier | None:
+    """The reader's classifier, when its last layer can be fitted to a table."""
+    if isinstance(reader, DiceReader) and isinstance(reader.classifier, DieFaceClassifier):
+        return reader.classifier if reader.classifier.has_features else None
+    return None
+
+
+def fit_fix(classifier: DieFaceClassifier, examples: list[Example]) -> LastLayerFix:
+    """The fix of `classifier`'s last layer for the confirmed dice `examples` (at least one)."""
+    embeddings, logits = classifier.features(np.stack([e.crop for e in examples]))
+    return LastLayerFix.fit(embeddings, logits, [e.face for e in examples])
+
+
+def _fix_figures(classifier: DieFaceClassifier, examples: list[Example]) -> tuple[int, int]:
+    """How many of `examples` the classifier's surest face gets right as shipped, and with its last
+    layer fitted to the other throws' dice."""
+    embeddings, logits = classifier.features(np.stack([e.crop for e in examples]))
+    faces = np.array([e.face for e in examples])
+    throws = np.array([e.throw for e in examples])
+    shipped = int((logits[:, :6].argmax(axis=1) + 1 == faces).sum())
+    fitted = 0
+    for throw in np.unique(throws):
+        held = throws == throw
+        if held.all():
+            fitted += int((logits[held, :6].argmax(axis=1) + 1 == faces[held]).sum())
+            continue
+        fix = LastLayerFix.fit(embeddings[~held], logits[~held], faces[~held].tolist())
+        probabilities = fix.probabilities(embeddings[held], logits[held])
+        fitted += int((probabilities[:, :6].argmax(axis=1) + 1 == faces[held]).sum())
+    return shipped, fitted
+
+
 def build(memory: TableMemory, reader: DiceReaderLike | None = None) -> AdaptReport:
     """Builds the head from every confirmed throw in `memory` and saves it there (`dicekeeper adapt`);
     with the table's `reader`, also the detector threshold from the confirmed pictures."""
@@ -69,6 +111,10 @@ def build(memory: TableMemory, reader: DiceReaderLike | None = None) -> AdaptRep
         threshold = choose_threshold(shipped, misreads)
         _save_threshold(memory, threshold)
     examples = memory.examples()
+    classifier = None if reader is None else _features_of(reader)
+    shipped_right = fixed_right = None
+    if classifier is not None and examples:
+        shipped_right, fixed_right = _fix_figures(classifier, examples[-MAX_FIX_DICE:])
     head = FaceNeighbours.fit(examples)
     path = memory.root / HEAD_FILE
     head.save(path)
@@ -83,6 +129,8 @@ def build(memory: TableMemory, reader: DiceReaderLike | None = None) -> AdaptRep
         path,
         threshold,
         len(misreads),
+        shipped_right,
+        fixed_right,
     )
 
 
@@ -94,14 +142,33 @@ class TableLearner:
         self.base = reader
         # The reader whose detector threshold can be learned: the shipped one, with the learned detector.
         self._tunable = reader if isinstance(reader, DiceReader) and reader.detector_threshold is not None else None
-        self.reader = AdaptedReader(self._tuned(_load_threshold(self.memory)), self._load())
+        self._classifier = _features_of(reader)
+        self._threshold = _load_threshold(self.memory)
+        # Fitted again from the memory at each start: a fix belongs to the classifier it was fitted on.
+        self._fix = self._fitted(self.memory.examples())
+        self.reader = AdaptedReader(self._adapted(), self._load())
         self._lock = threading.Lock()  # one rebuild at a time
 
-    def _tuned(self, threshold: float | None) -> DiceReaderLike:
-        """The base reader with the detector threshold learned for this table, if it has one."""
-        if self._tunable is None or threshold in (None, self._tunable.detector_threshold):
-            return self.base
-        return self._tunable.with_detector_threshold(threshold)
+    def _fitted(self, examples: list[Example]) -> LastLayerFix | None:
+        if self._classifier is None or not examples:
+            return None
+        return fit_fix(self._classifier, examples[-MAX_FIX_DICE:])
+
+    def _adapted(self) -> DiceReaderLike:
+        """The base reader with the detector threshold and the classifier's last layer learned for
+        this table, where it has them."""
+        reader = self.base
+        if self._tunable is not None and self._threshold not in (None, self._tunable.detector_threshold):
+            reader = self._tunable.with_detector_threshold(self._threshold)
+        if self._fix is not None and self._classifier is not None and isinstance(reader, DiceReader):
+            reader = DiceReader(
+                TableClassifier(self._classifier, self._fix), reader.mode, reader.settings, reader.detector
+            )
+        return reader
+
+    @property
+    def classifier_fix(self) -> LastLayerFix | None:
+        return self._fix
 
     @property
     def detector_threshold(self) -> float | None:
@@ -118,9 +185,9 @@ class TableLearner:
         misread = misread_by_threshold(_read_at(self._tunable), shipped, frame_bgr, faces)
         self.memory.save_frame(frame_bgr, faces, misread)
         with self._lock:
-            threshold = choose_threshold(shipped, self.memory.misreads())
-            _save_threshold(self.memory, threshold)
-            self.reader.inner = self._tuned(threshold)
+            self._threshold = choose_threshold(shipped, self.memory.misreads())
+            _save_threshold(self.memory, self._threshold)
+            self.reader.inner = self._adapted()
 
     def _load(self) -> FaceNeighbours | None:
         path = self.memory.root / HEAD_FILE
@@ -133,6 +200,9 @@ class TableLearner:
         """Keeps one confirmed throw and adapts the live reader to it."""
         self.memory.save(crops, faces, read, confidences)
         with self._lock:
-            head = FaceNeighbours.fit(self.memory.examples())
+            examples = self.memory.examples()
+            head = FaceNeighbours.fit(examples)
             head.save(self.memory.root / HEAD_FILE)
             self.reader.head = head
+            self._fix = self._fitted(examples)
+            self.reader.inner = self._adapted()

@@ -135,4 +135,5 @@ def test_the_adapt_command_builds_the_head_or_says_there_is_nothing(
     assert main(["adapt", "--db", str(tmp_path / "games.sqlite3")]) == 0
     out = capsys.readouterr().out
     assert "4 confirmed throws, 24 dice" in out and "overrides the reader from similarity" in out
+    assert "right as shipped" in out and "fitted to this table (each throw left out of its own fit)" in out
     assert (tmp_path / "table-memory" / "adaptation.npz").is_file()

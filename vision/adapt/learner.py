@@ -1,7 +1,8 @@
-"""Learning a table as a game goes on: each confirmed throw is kept, the head and the fix of the
-classifier's last layer (`vision.adapt.last_layer`) are rebuilt and swapped into the live reader
-at once, and saved next to the memory for the next start. The pictures of confirmed throws also
-set how sure the detector must be on this table (`vision.adapt.threshold`)."""
+"""Learning a table as a game goes on: each confirmed throw is kept, and the head and the fix of
+the classifier's last layer (`vision.adapt.last_layer`) are rebuilt and swapped into the live
+reader at once. The head is saved next to the memory for the next start; the fix is fitted again
+from the memory at each start. The pictures of confirmed throws also set how sure the detector
+must be on this table (`vision.adapt.threshold`)."""
 
 from __future__ import annotations
 
@@ -103,7 +104,8 @@ def _fix_figures(classifier: DieFaceClassifier, examples: list[Example]) -> tupl
 
 def build(memory: TableMemory, reader: DiceReaderLike | None = None) -> AdaptReport:
     """Builds the head from every confirmed throw in `memory` and saves it there (`dicekeeper adapt`);
-    with the table's `reader`, also the detector threshold from the confirmed pictures."""
+    with the table's `reader`, also the detector threshold from the confirmed pictures, and how well
+    its classifier reads the confirmed dice as shipped and fitted to the table."""
     threshold = None
     misreads = memory.misreads()
     shipped = None if reader is None else _shipped_threshold(reader)

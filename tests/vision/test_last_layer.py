@@ -124,7 +124,8 @@ def test_every_committed_classifier_can_be_fitted_to_a_table(path: Path) -> None
 
 
 def test_adding_the_outputs_keeps_the_probabilities_and_is_done_once(tmp_path: Path) -> None:
-    onnx = pytest.importorskip("onnx")  # the `train` extra
+    import onnx
+
     from models.feature_outputs import add_feature_outputs
 
     bare = onnx.load(str(MODELS / "die_face.onnx"))

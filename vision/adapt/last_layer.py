@@ -16,8 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.read.classifier import N_CLASSES, DieFaceClassifier
-from vision.read.crops import crop_dice
+from vision.read.classifier import N_CLASSES, DieFaceClassifier, predict_boxes
 from vision.types import DieBox
 
 STRENGTH = 1.0  # the penalty on the change, per confirmed die
@@ -78,9 +77,7 @@ class TableClassifier:
         self.fix = fix
 
     def predict(self, frame_bgr: np.ndarray, boxes: Sequence[DieBox]) -> np.ndarray:
-        if len(boxes) == 0:
-            return np.zeros((0, N_CLASSES), np.float32)
-        return self.predict_crops(crop_dice(frame_bgr, boxes))
+        return predict_boxes(self.predict_crops, frame_bgr, boxes)
 
     def predict_crops(self, crops: np.ndarray) -> np.ndarray:
         embeddings, logits = self.base.features(crops)

@@ -77,16 +77,19 @@ def _features_of(reader: DiceReaderLike) -> DieFaceClassifier | None:
     return None
 
 
+def _features(classifier: DieFaceClassifier, examples: list[Example]) -> tuple[np.ndarray, np.ndarray]:
+    return classifier.features(np.stack([e.crop for e in examples]))
+
+
 def fit_fix(classifier: DieFaceClassifier, examples: list[Example]) -> LastLayerFix:
     """The fix of `classifier`'s last layer for the confirmed dice `examples` (at least one)."""
-    embeddings, logits = classifier.features(np.stack([e.crop for e in examples]))
-    return LastLayerFix.fit(embeddings, logits, [e.face for e in examples])
+    return LastLayerFix.fit(*_features(classifier, examples), [e.face for e in examples])
 
 
 def _fix_figures(classifier: DieFaceClassifier, examples: list[Example]) -> tuple[int, int]:
     """How many of `examples` the classifier's surest face gets right as shipped, and with its last
     layer fitted to the other throws' dice."""
-    embeddings, logits = classifier.features(np.stack([e.crop for e in examples]))
+    embeddings, logits = _features(classifier, examples)
     faces = np.array([e.face for e in examples])
     throws = np.array([e.throw for e in examples])
     shipped = int((logits[:, :6].argmax(axis=1) + 1 == faces).sum())

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,13 +38,7 @@ class DieFaceClassifier:
 
     def predict(self, frame_bgr: np.ndarray, boxes: Sequence[DieBox]) -> np.ndarray:
         """(N, 7) float32 probabilities: columns 0..5 are faces 1..6, column 6 "not a die face"."""
-        if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3 or frame_bgr.dtype != np.uint8:
-            raise ValueError(
-                f"expected a BGR uint8 frame of shape (height, width, 3), got {frame_bgr.dtype} {frame_bgr.shape}"
-            )
-        if len(boxes) == 0:
-            return np.zeros((0, N_CLASSES), np.float32)
-        return self.predict_crops(crop_dice(frame_bgr, boxes))
+        return predict_boxes(self.predict_crops, frame_bgr, boxes)
 
     def predict_crops(self, crops: np.ndarray) -> np.ndarray:
         """Probabilities for (N, 32, 32, 3) uint8 BGR crops cut with `vision.read.crops.crop_die`."""
@@ -60,6 +54,19 @@ class DieFaceClassifier:
         return np.asarray(embedding, np.float32), np.asarray(logits, np.float32)
 
 
+def predict_boxes(
+    predict_crops: Callable[[np.ndarray], np.ndarray], frame_bgr: np.ndarray, boxes: Sequence[DieBox]
+) -> np.ndarray:
+    """`predict_crops` of the boxes' crops (see `DieFaceClassifier.predict`)."""
+    if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3 or frame_bgr.dtype != np.uint8:
+        raise ValueError(
+            f"expected a BGR uint8 frame of shape (height, width, 3), got {frame_bgr.dtype} {frame_bgr.shape}"
+        )
+    if len(boxes) == 0:
+        return np.zeros((0, N_CLASSES), np.float32)
+    return predict_crops(crop_dice(frame_bgr, boxes))
+
+
 def _batch(crops: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
 
@@ -69,4 +76,12 @@ def load_default_classifier(threads: int = 1) -> DieFaceClassifier:
     return DieFaceClassifier(default_model_path(), threads=threads)
 
 
-__all__ = ["MODEL_NAME", "N_CLASSES", "NOT_A_DIE", "DieFaceClassifier", "ModelError", "load_default_classifier"]
+__all__ = [
+    "MODEL_NAME",
+    "N_CLASSES",
+    "NOT_A_DIE",
+    "DieFaceClassifier",
+    "ModelError",
+    "load_default_classifier",
+    "predict_boxes",
+]

@@ -87,7 +87,7 @@ class VideoTruth:
 
 
 @dataclass
-class _Placed:
+class PlacedPhoto:
     """A photo scaled into the frame: its picture, top-left corner and the labelled dice."""
 
     image: np.ndarray
@@ -122,17 +122,17 @@ def labelled_photos(folders: Sequence[str | Path]) -> list[LabelledImage]:
     return [p for p in photos if p.dice]
 
 
-def _place(photo: LabelledImage, rng: random.Random) -> _Placed:
+def place_photo(photo: LabelledImage, rng: random.Random) -> PlacedPhoto:
     image = load_image(photo.path)
     fit = min(WIDTH / image.shape[1], HEIGHT / image.shape[0])
     scale = fit * rng.uniform(0.85, 1.0)
     w, h = max(1, round(image.shape[1] * scale)), max(1, round(image.shape[0] * scale))
     scaled = cv2.resize(image, (w, h), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
     x, y = rng.randint(0, WIDTH - w), rng.randint(0, HEIGHT - h)
-    return _Placed(scaled, x, y, photo, scale)
+    return PlacedPhoto(scaled, x, y, photo, scale)
 
 
-def _table(placed: _Placed | None) -> np.ndarray:
+def _table(placed: PlacedPhoto | None) -> np.ndarray:
     """The table around a photo: the colour of the photo's border, so the seam does not shout."""
     frame = np.empty((HEIGHT, WIDTH, 3), np.uint8)
     if placed is None:
@@ -143,7 +143,7 @@ def _table(placed: _Placed | None) -> np.ndarray:
     return frame
 
 
-def _compose(placed: _Placed | None, dx: float = 0.0, blur: float = 0.0) -> np.ndarray:
+def compose_frame(placed: PlacedPhoto | None, dx: float = 0.0, blur: float = 0.0) -> np.ndarray:
     frame = _table(placed)
     if placed is None:
         return frame
@@ -177,7 +177,7 @@ class _Camera:
 
 
 def _move(
-    old: _Placed | None, new: _Placed | None, frames: int, hand: bool, hands: HandSprites, rng: random.Random
+    old: PlacedPhoto | None, new: PlacedPhoto | None, frames: int, hand: bool, hands: HandSprites, rng: random.Random
 ) -> Iterator[np.ndarray]:
     """The old photo slides out to the left, the new one in from the right, blurred by its speed."""
     half = max(1, frames // 2)
@@ -187,11 +187,11 @@ def _move(
         if k < half:
             u = (k + 1) / half
             dx = -u * u * (WIDTH + 50)
-            frame = _compose(old, dx, blur=abs(2 * u * (WIDTH + 50) / half) * 0.5)
+            frame = compose_frame(old, dx, blur=abs(2 * u * (WIDTH + 50) / half) * 0.5)
         else:
             u = (k - half + 1) / max(1, frames - half)
             dx = (1 - u) ** 2 * (WIDTH + 50)
-            frame = _compose(new, dx, blur=abs(2 * (1 - u) * (WIDTH + 50) / max(1, frames - half)) * 0.5)
+            frame = compose_frame(new, dx, blur=abs(2 * (1 - u) * (WIDTH + 50) / max(1, frames - half)) * 0.5)
         if hand:
             v = k / max(1, frames - 1)
             hx = hand_x0 + (hand_x1 - hand_x0) * v
@@ -200,14 +200,14 @@ def _move(
         yield frame
 
 
-def _still_hand(placed: _Placed, style: VideoStyle, hands: HandSprites, rng: random.Random) -> Iterator[np.ndarray]:
+def _still_hand(placed: PlacedPhoto, style: VideoStyle, hands: HandSprites, rng: random.Random) -> Iterator[np.ndarray]:
     """A hand comes up from the bottom edge to a point over the photo soon after the dice stop,
     holds still and goes back."""
     lean = rng.uniform(-0.3, 0.3)
     h, w = placed.image.shape[:2]
     hx = placed.x + rng.uniform(0.2, 0.8) * w
     hy = placed.y + rng.uniform(0.3, 0.8) * h
-    still = _compose(placed)
+    still = compose_frame(placed)
     # The dice lie still a moment before the hand comes: less than a throw needs to settle.
     yield from [still] * round(0.15 * style.fps)
     travel = max(2, round(0.3 * style.fps))
@@ -247,10 +247,10 @@ def make_video(
 
     try:
         for _ in range(round(0.5 * style.fps)):
-            write(_compose(None))
-        previous: _Placed | None = None
+            write(compose_frame(None))
+        previous: PlacedPhoto | None = None
         for photo in chosen:
-            placed = _place(photo, rng)
+            placed = place_photo(photo, rng)
             moving = round(rng.uniform(*style.move_seconds) * style.fps)
             for frame in _move(previous, placed, moving, rng.random() < style.hand_share, hands, rng):
                 write(frame)
@@ -258,7 +258,7 @@ def make_video(
                 for frame in _still_hand(placed, style, hands, rng):
                     write(frame)
             start = index
-            still = _compose(placed)
+            still = compose_frame(placed)
             for _ in range(round(style.rest_seconds * style.fps)):
                 write(still)
             truth.append(placed.rest(start, index))
@@ -266,7 +266,7 @@ def make_video(
         for frame in _move(previous, None, round(0.8 * style.fps), False, hands, rng):
             write(frame)
         for _ in range(round(0.5 * style.fps)):
-            write(_compose(None))
+            write(compose_frame(None))
     finally:
         writer.release()
     result = VideoTruth(style.fps, index, tuple(truth))

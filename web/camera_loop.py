@@ -22,6 +22,7 @@ import numpy as np
 
 from vision.adapt.memory import crops_of
 from vision.live.frames import RateMeter
+from vision.live.framing import framing_advice
 from vision.live.settle import DiceReaderLike, SettleConfig, ThrowWatcher
 from vision.live.sources import BaseSource, SourceError, SourceState, open_source
 from web import db as database
@@ -51,6 +52,7 @@ class LoopState:
     recorded: int = 0
     last_throw: dict[str, Any] | None = None
     error: str = ""
+    advice: str = ""  # how to place the camera, when the last throw's dice were small in the picture
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -64,6 +66,7 @@ class LoopState:
             "recorded": self.recorded,
             "last_throw": self.last_throw,
             "error": self.error,
+            "advice": self.advice,
         }
 
 
@@ -123,6 +126,7 @@ class CameraLoop(BackgroundWorker):
         self._rate = RateMeter()
         self._fps = 0.0
         self._read_ms = 0.0
+        self._advice = ""
         self._conn: Any = None
 
     # ---- running -------------------------------------------------------------------------------
@@ -206,6 +210,9 @@ class CameraLoop(BackgroundWorker):
             self._fps = self._rate.tick(time.monotonic())
         self.frames.put(image, index, seen)
         if seen.settled is not None:
+            advice = framing_advice(seen.settled.dice + seen.settled.set_aside)
+            with self._lock:
+                self._advice = advice
             self.recorder.on_settled(self._conn, seen.settled, crops_of(image, seen.settled.dice), image)
 
     def _drive_demo(self, source: BaseSource) -> None:
@@ -231,6 +238,7 @@ class CameraLoop(BackgroundWorker):
                 recorded=recorded,
                 last_throw=last_throw,
                 error=self._error,
+                advice=self._advice,
             )
 
     def jpeg(self, quality: int = 75) -> tuple[bytes | None, int]:

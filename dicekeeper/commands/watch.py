@@ -68,6 +68,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     import cv2
 
     from vision.draw.live import draw_live
+    from vision.live.framing import framing_advice, typical_die_px
     from vision.live.settle import ThrowWatcher, default_reader
     from vision.live.sources import SourceError, open_source
 
@@ -86,6 +87,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     watcher = ThrowWatcher(reader)
     demo = _demo_table(source)
     printed = 0
+    advised = False  # the advice on the dice's size in the picture is printed once
     shown_state = None
     started = time.monotonic()
     first_t: float | None = None
@@ -113,8 +115,14 @@ def cmd_watch(args: argparse.Namespace) -> int:
                         "dice": list(throw.faces),
                         "confidence": round(throw.confidence, 3),
                     }
+                    advice = framing_advice(throw.dice + throw.set_aside)
+                    if advice and not advised:
+                        print(f"dicekeeper watch: {advice}", file=sys.stderr, flush=True)
+                        advised = True
                     if args.details:
+                        size = typical_die_px(throw.dice + throw.set_aside)
                         record.update(
+                            die_px=None if size is None else round(size, 1),
                             set_aside=[d.value for d in throw.set_aside],
                             doubtful=throw.doubtful,
                             doubtful_dice=list(throw.doubtful_dice),

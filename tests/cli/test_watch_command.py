@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import cv2
@@ -33,12 +34,15 @@ def record_demo(folder: Path, throws: int, video: Path | None = None) -> DemoTab
 
 def test_watch_the_demo_prints_one_json_line_per_throw(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["watch", "demo", "--fast", "--throws", "2", "--details", "--mode", "pips"]) == 0
-    out = lines(capsys.readouterr().out)
+    captured = capsys.readouterr()
+    out = lines(captured.out)
     assert len(out) == 2
     for record in out:
         assert {"t", "dice", "confidence"} <= set(record)
         assert record["dice"] == record["truth"]
         assert 0 < record["confidence"] <= 1
+        assert record["die_px"] > 50  # dice 8.5 % of the 720 px height: no advice
+    assert "px across" not in captured.err
     assert out[0]["t"] < out[1]["t"]
 
 
@@ -51,6 +55,11 @@ def test_watch_a_folder_and_a_video_of_a_recorded_table(tmp_path: Path, capsys: 
     # t is the source time of the frame in which the dice came to rest.
     assert [r["t"] for r in from_folder] == pytest.approx([t.rest_index / 15 for t in table.throws], abs=0.01)
     assert "all" in captured.err and "images read" in captured.err
+    # Dice 31 px on a side in these 640x360 frames (their upright boxes wider as they turn): the
+    # camera should come closer, said once.
+    advice = [line for line in captured.err.splitlines() if "px across" in line]
+    assert len(advice) == 1 and "closer" in advice[0]
+    assert 30 <= int(re.search(r"about (\d+) px across", advice[0]).group(1)) < 50  # type: ignore[union-attr]
 
     assert main(["watch", str(tmp_path / "table.avi"), "--mode", "pips"]) == 0
     from_video = lines(capsys.readouterr().out)

@@ -490,3 +490,17 @@ def test_the_phone_page_of_a_camera_game_can_confirm_and_the_table_shows_the_sta
     other = client.get(f"/games/{virtual['id']}/play?token={virtual['token']}").get_data(as_text=True)
     assert 'id="camera-confirm"' not in other
     assert client.get("/static/camera.js").status_code == 200
+
+
+def test_the_table_view_advises_a_closer_camera_when_the_dice_are_small(scripted) -> None:
+    app, source, script = scripted
+    client = app.test_client()
+    new_game(client)
+    loop: CameraLoop = app.extensions["dicekeeper.camera"]
+    show(source, script, SIX)  # dice 40 px across
+    assert wait_for(lambda: loop.state().last_throw is not None)
+    advice = client.get("/camera/state").get_json()["advice"]
+    assert "about 40 px across" in advice and "closer" in advice
+    big = [DieReading(v, DieBox(60.0 + 100 * i, 200.0, 80.0, 80.0, 0.0), 0.95, "pips") for i, v in enumerate([2, 3, 4])]
+    show(source, script, big)
+    assert wait_for(lambda: client.get("/camera/state").get_json()["advice"] == "")

@@ -31,6 +31,7 @@
         $("camera-phase").textContent = `${PHASES[state.phase] || state.phase}${state.phase === "settled" ? dice : ""}`;
         const last = state.last_throw;
         $("camera-last").textContent = last ? `last throw ${last.dice.join(" ")} — ${last.outcome}` : "";
+        $("camera-advice").textContent = state.advice ? `camera: ${state.advice}` : "";
       } catch (error) {
         box.dataset.status = "unreachable";
         $("camera-source").textContent = "camera: the server does not answer";

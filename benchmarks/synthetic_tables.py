@@ -1,13 +1,15 @@
 """Read domain-randomised synthetic tables that no model was trained on.
 
     python benchmarks/synthetic_tables.py [--frames 150] [--seed 9001] [--json]
-        [--die-size MIN MAX] [--no-coarse] [--detector-model PATH] [--classifier-model PATH]
+        [--die-size MIN MAX] [--empty-only] [--no-coarse] [--detector-model PATH]
+        [--classifier-model PATH]
 
 Frames come from `vision.synth.domain.random_sample` at 1280x720, from a seed far from the
 training seeds (the detector's scenes use seeds 100003 and up, see
 `datasets/detector_scenes.py`): granite, marble, paper, prints, checks, wood, felt and cloth,
 trays, hands, coins, cards, pens and non-d6 dice, dice of any colour, oblique cameras, blur,
-noise and JPEG; about one frame in fourteen is an empty table. The renderer is the one the
+noise and JPEG; about one frame in fourteen is an empty table (`--empty-only`: only those, the
+first `--frames` of them, to count the dice the reader reports where there are none). The renderer is the one the
 models learned from, so these figures are a check that nothing regressed on the kinds of
 table that real photo sets lack, not a measure of real tables.
 """
@@ -34,14 +36,22 @@ from vision.synth.domain import random_sample  # noqa: E402
 
 
 def labelled_frames(
-    count: int, seed: int, width: int = 1280, height: int = 720, die_size: tuple[float, float] = (15.0, 150.0)
+    count: int,
+    seed: int,
+    width: int = 1280,
+    height: int = 720,
+    die_size: tuple[float, float] = (15.0, 150.0),
+    empty_only: bool = False,
 ) -> list[tuple[np.ndarray, list[LabelledDie]]]:
     """`count` synthetic frames with their dice as labels (top-face boxes); `die_size`: the
-    range of die sides in pixels."""
+    range of die sides in pixels. With `empty_only`, the first `count` frames without a
+    labelled die."""
     rng = np.random.default_rng(seed)
-    frames = []
-    for _ in range(count):
+    frames: list[tuple[np.ndarray, list[LabelledDie]]] = []
+    while len(frames) < count:
         sample = random_sample(rng, width, height, die_size=die_size)
+        if empty_only and len(sample.values):
+            continue
         labels = [
             LabelledDie(int(value), (float(x - w / 2), float(y - h / 2), float(x + w / 2), float(y + h / 2)))
             for (x, y), (w, h), value in zip(sample.centres, sample.sizes, sample.values)
@@ -57,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--die-size", type=float, nargs=2, default=(15.0, 150.0), metavar=("MIN", "MAX"), help="die sides in pixels"
     )
+    parser.add_argument("--empty-only", action="store_true", help="only frames without a die")
     parser.add_argument("--no-coarse", action="store_true", help="the detector without its coarse look for big dice")
     parser.add_argument("--detector-model", type=Path)
     parser.add_argument("--classifier-model", type=Path)
@@ -73,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     reader = DiceReader(classifier, detector=detector)
     evaluation = Evaluation()
     empty_frames = empty_false = 0
-    for frame, labels in labelled_frames(args.frames, args.seed, die_size=tuple(args.die_size)):
+    frames = labelled_frames(args.frames, args.seed, die_size=tuple(args.die_size), empty_only=args.empty_only)
+    for frame, labels in frames:
         readings = reader.read(frame)
         evaluation.add(readings, labels, 0.0)
         if not labels:

@@ -1,0 +1,38 @@
+"""Rendered tables read as a regression check, and the empty ones alone."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from benchmarks.synthetic_tables import labelled_frames, main
+
+
+def test_frames_are_labelled_and_reproducible() -> None:
+    first = labelled_frames(3, seed=5, width=320, height=240)
+    again = labelled_frames(3, seed=5, width=320, height=240)
+    assert len(first) == 3
+    assert all(np.array_equal(a[0], b[0]) and a[1] == b[1] for a, b in zip(first, again))
+    for frame, labels in first:
+        assert frame.shape == (240, 320, 3)
+        for die in labels:
+            x0, y0, x1, y1 = die.box
+            assert 1 <= die.value <= 6 and x0 < x1 and y0 < y1
+
+
+def test_empty_only_keeps_the_first_frames_without_a_die() -> None:
+    everything = labelled_frames(40, seed=11, width=160, height=120)
+    empties = [frame for frame, labels in everything if not labels]
+    assert empties, "seed 11 should draw an empty table among its first 40 frames"
+    only = labelled_frames(len(empties), seed=11, width=160, height=120, empty_only=True)
+    assert all(not labels for _, labels in only)
+    assert all(np.array_equal(a, b) for a, (b, _) in zip(empties, only))
+
+
+def test_the_command_counts_dice_reported_on_empty_tables(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--frames", "2", "--seed", "11", "--empty-only", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["empty_tables"] == 2 and result["labelled_dice"] == 0
+    assert isinstance(result["dice_reported_on_empty_tables"], int)

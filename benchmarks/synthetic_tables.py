@@ -9,9 +9,9 @@ training seeds (the detector's scenes use seeds 100003 and up, see
 `datasets/detector_scenes.py`): granite, marble, paper, prints, checks, wood, felt and cloth,
 trays, hands, coins, cards, pens and non-d6 dice, dice of any colour, oblique cameras, blur,
 noise and JPEG; about one frame in fourteen is an empty table (`--empty-only`: only those, the
-first `--frames` of them, to count the dice the reader reports where there are none). The renderer is the one the
-models learned from, so these figures are a check that nothing regressed on the kinds of
-table that real photo sets lack, not a measure of real tables.
+first `--frames` of them, to count the dice the reader reports where there are none). The
+renderer is the one the models learned from, so these figures are a check that nothing
+regressed on the kinds of table that real photo sets lack, not a measure of real tables.
 """
 
 from __future__ import annotations

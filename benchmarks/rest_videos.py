@@ -23,7 +23,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.eval.labels import LabelledImage, load_labelled_set
+from vision.eval.labels import LabelledDie, LabelledImage, load_labelled_set
 from vision.images import jpeg_round_trip, load_image
 from vision.live.demo_table import HandSprites
 
@@ -96,17 +96,18 @@ class PlacedPhoto:
     source: LabelledImage
     scale: float
 
+    def labels(self) -> list[LabelledDie]:
+        """The photo's labelled dice in frame pixels."""
+        placed = []
+        for die in self.source.dice:
+            x0, y0, x1, y1 = die.scaled(self.scale).box
+            placed.append(LabelledDie(die.value, (x0 + self.x, y0 + self.y, x1 + self.x, y1 + self.y)))
+        return placed
+
     def rest(self, start: int, end: int) -> Rest:
-        boxes = tuple(
-            (
-                d.box[0] * self.scale + self.x,
-                d.box[1] * self.scale + self.y,
-                d.box[2] * self.scale + self.x,
-                d.box[3] * self.scale + self.y,
-            )
-            for d in self.source.dice
-        )
-        values = tuple(d.value for d in self.source.dice)
+        labels = self.labels()
+        boxes = tuple(d.box for d in labels)
+        values = tuple(d.value for d in labels)
         return Rest(start, end, tuple(sorted(values)), self.source.path.name, boxes, values)
 
 

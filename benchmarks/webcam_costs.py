@@ -66,9 +66,9 @@ def tally(
 def steps(photo: LabelledImage, seed: int, qualities: Sequence[int]) -> list[tuple[str, np.ndarray, list[LabelledDie]]]:
     """The photo as each step shows it, with its dice in that picture's pixels."""
     still, factor = downscale(load_image(photo.path), 1280)
-    shown = [("photo, long side 1280", still, [_moved(d, factor, 0, 0) for d in photo.dice])]
+    shown = [("photo, long side 1280", still, [d.scaled(factor) for d in photo.dice])]
     placed = place_photo(photo, random.Random(seed))
-    labels = [_moved(d, placed.scale, placed.x, placed.y) for d in photo.dice]
+    labels = placed.labels()
     frame = compose_frame(placed)
     shown.append(("in a 1280x720 frame", frame, labels))
     noise = np.random.default_rng(seed).normal(0, NOISE, frame.shape)
@@ -76,11 +76,6 @@ def steps(photo: LabelledImage, seed: int, qualities: Sequence[int]) -> list[tup
     shown.append(("+ sensor noise", frame, labels))
     shown += [(f"+ JPEG quality {quality}", jpeg_round_trip(frame, quality), labels) for quality in qualities]
     return shown
-
-
-def _moved(die: LabelledDie, scale: float, x: float, y: float) -> LabelledDie:
-    x0, y0, x1, y1 = die.box
-    return LabelledDie(die.value, (x0 * scale + x, y0 * scale + y, x1 * scale + x, y1 * scale + y))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

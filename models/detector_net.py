@@ -92,8 +92,9 @@ class DeployedDetector(nn.Module):
         return torch.cat([peaks, out[:, 1:]], 1)
 
 
-def load_exported_weights(net: DiceDetectorNet, onnx_path: str) -> None:
-    """Give `net` the weights of an exported detector, so that training can go on from it.
+def load_exported_weights(net: nn.Module, onnx_path: str) -> None:
+    """Give `net` the convolutions of an exported network (a detector or the die-face
+    classifier), so that training can go on from it.
 
     The export folds each batch norm into the convolution before it. The folded bias goes into
     the batch norm's shift, with unit statistics and scale, so the net in eval mode computes what

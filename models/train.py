@@ -25,6 +25,7 @@ from torch.nn import functional as F
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from models.detector_net import load_exported_weights  # noqa: E402
 from models.feature_outputs import add_feature_outputs  # noqa: E402
 from vision.read.classifier import N_CLASSES, NOT_A_DIE, DieFaceClassifier  # noqa: E402
 
@@ -50,6 +51,29 @@ class DieFaceNet(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.features(x))
+
+
+def load_exported_classifier(net: DieFaceNet, onnx_path: str) -> None:
+    """Give `net` the weights of an exported die-face model (see `load_exported_weights`: its
+    batch norms must stay in eval mode), the last layer included."""
+    import onnx
+    from onnx import numpy_helper
+
+    load_exported_weights(net, onnx_path)
+    model = onnx.load(onnx_path)
+    weights = {item.name: numpy_helper.to_array(item) for item in model.graph.initializer}
+    (gemm,) = [node for node in model.graph.node if node.op_type == "Gemm"]
+    linear = net.head[1]
+    assert isinstance(linear, nn.Linear)
+    with torch.no_grad():
+        linear.weight.copy_(torch.from_numpy(weights[gemm.input[1]].copy()))
+        linear.bias.copy_(torch.from_numpy(weights[gemm.input[2]].copy()))
+
+
+def freeze_batch_norms(net: nn.Module) -> None:
+    for module in net.modules():
+        if isinstance(module, nn.BatchNorm2d):
+            module.eval()
 
 
 class WithSoftmax(nn.Module):
@@ -128,12 +152,16 @@ def train(args: argparse.Namespace) -> nn.Module:
     y = torch.from_numpy(np.concatenate([labels for _, labels in sets])).long()
     print(f"training on {len(y)} crops from {args.sets}", flush=True)
     net = DieFaceNet()
+    if args.init:
+        load_exported_classifier(net, str(args.init))
     optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     per_epoch = min(len(y), args.per_epoch or len(y))
     steps = args.epochs * ((per_epoch + args.batch - 1) // args.batch)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=args.lr, total_steps=steps, pct_start=0.15)
     for epoch in range(args.epochs):
         net.train()
+        if args.init:  # the folded statistics hold; only weights and batch-norm scales learn
+            freeze_batch_norms(net)
         order = torch.randperm(len(y), generator=generator)[:per_epoch]
         total, correct, loss_sum = 0, 0, 0.0
         started = time.time()
@@ -220,7 +248,9 @@ def write_card(figures: dict, path: Path, command: str) -> None:
             f"{100 * f['dice_called_not_a_die']:.2f}% | {f['negatives']} | {100 * f['negatives_rejected']:.2f}% |"
         )
     table = "\n".join(rows)
-    path.write_text(CARD.format(command=command, table=table, **figures))
+    start = figures.get("initial_weights")
+    went_on = f" Training went on from `{start}`, its batch norms frozen." if start else ""
+    path.write_text(CARD.format(command=command, table=table, went_on=went_on, **figures))
 
 
 CARD = """# Model card: die_face.onnx
@@ -240,7 +270,7 @@ layer on them (`vision.adapt.last_layer`).
 - Training: {epochs} epochs of {crops_per_epoch} random crops, AdamW with a one-cycle schedule, label smoothing
   0.05, random quarter turns, mirrors, channel swaps, inversion, grey, contrast, brightness, blur and
   noise. {training_minutes} minutes wall clock ({cpu_minutes} CPU minutes) with
-  `--threads {threads}` on a 2-core machine shared with other jobs.
+  `--threads {threads}` on a 2-core machine shared with other jobs.{went_on}
 - Command: `{command}`
 
 ## Data
@@ -297,6 +327,9 @@ def main(argv: list[str] | None = None) -> int:
         "--chroma", type=float, default=0.0, help="share of crops shown with their colour at half resolution"
     )
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument(
+        "--init", type=Path, default=None, help="go on training from this exported model (batch norms stay frozen)"
+    )
     parser.add_argument("--sets", default="synthetic.npz,real_train.npz,matteop65_train.npz,aws_train.npz",
                         help="crop sets under datasets/build/")  # fmt: skip
     parser.add_argument("--out", type=Path, default=ROOT / "models" / "die_face.onnx")
@@ -328,6 +361,7 @@ def main(argv: list[str] | None = None) -> int:
         "matteop65_crops": count_crops("matteop65_train.npz", args.sets),
         "aws_crops": count_crops("aws_train.npz", args.sets),
         "sets": args.sets,
+        "initial_weights": str(args.init) if args.init else None,
         "size_bytes": args.out.stat().st_size,
         "latency_ms_6_crops": round(latency_ms(args.out), 3),
         "cpu": platform.processor() or platform.machine(),

@@ -92,6 +92,14 @@ class DeployedDetector(nn.Module):
         return torch.cat([peaks, out[:, 1:]], 1)
 
 
+def freeze_batch_norms(net: nn.Module) -> None:
+    """Keep every batch norm in eval mode, so that the statistics folded into an exported
+    network stay valid while training goes on from it (see `load_exported_weights`)."""
+    for module in net.modules():
+        if isinstance(module, nn.BatchNorm2d):
+            module.eval()
+
+
 def load_exported_weights(net: nn.Module, onnx_path: str) -> None:
     """Give `net` the convolutions of an exported network (a detector or the die-face
     classifier), so that training can go on from it.

@@ -25,7 +25,7 @@ from torch.nn import functional as F
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from models.detector_net import load_exported_weights  # noqa: E402
+from models.detector_net import freeze_batch_norms, load_exported_weights  # noqa: E402
 from models.feature_outputs import add_feature_outputs  # noqa: E402
 from vision.read.classifier import N_CLASSES, NOT_A_DIE, DieFaceClassifier  # noqa: E402
 
@@ -68,12 +68,6 @@ def load_exported_classifier(net: DieFaceNet, onnx_path: str) -> None:
     with torch.no_grad():
         linear.weight.copy_(torch.from_numpy(weights[gemm.input[1]].copy()))
         linear.bias.copy_(torch.from_numpy(weights[gemm.input[2]].copy()))
-
-
-def freeze_batch_norms(net: nn.Module) -> None:
-    for module in net.modules():
-        if isinstance(module, nn.BatchNorm2d):
-            module.eval()
 
 
 class WithSoftmax(nn.Module):

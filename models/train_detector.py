@@ -28,7 +28,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "models"))
 
-from detector_net import STRIDE, DeployedDetector, DiceDetectorNet, load_exported_weights  # noqa: E402
+from detector_net import (  # noqa: E402
+    STRIDE,
+    DeployedDetector,
+    DiceDetectorNet,
+    freeze_batch_norms,
+    load_exported_weights,
+)
 
 from vision.eval.labels import load_labelled_set  # noqa: E402
 
@@ -352,9 +358,7 @@ def main(argv: list[str] | None = None) -> int:
             group["lr"] = lr
         x, heat, weight, box, has_box = batch(sources, args.batch, rng)
         if args.init:  # the folded statistics hold; only weights and batch-norm scales learn
-            for module in net.modules():
-                if isinstance(module, torch.nn.BatchNorm2d):
-                    module.eval()
+            freeze_batch_norms(net)
         out = net(x)
         loss, heat_loss, size_loss = loss_of(out, heat, weight, box, has_box)
         optimiser.zero_grad()

@@ -104,12 +104,13 @@ def lodo_reader(left_out: str) -> DiceReaderLike:
     """The live reader with the detector and classifier that never saw the photo set `left_out`."""
     from vision.read.classifier import DieFaceClassifier
     from vision.read.detect import DiceDetector
-    from vision.read.reader import DiceReader
+    from vision.read.reader import LIVE, DiceReader
 
     models = Path(__file__).resolve().parent.parent / "models" / "lodo"
     return DiceReader(
         DieFaceClassifier(models / f"without_{left_out}_classifier.onnx"),
         detector=DiceDetector(models / f"without_{left_out}_detector.onnx"),
+        settings=LIVE,
     )
 
 

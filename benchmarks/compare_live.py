@@ -1,11 +1,13 @@
 """Time the live reader (`dicekeeper bench --live`) and the classic blob reader side by side,
 in one run, one thread, on the same frames.
 
-    python benchmarks/compare_live.py [--repeat 20] [--mirrored] [--no-coarse] [--json] FRAME...
+    python benchmarks/compare_live.py [--repeat 20] [--mirrored] [--no-coarse] [--all-pips] [--json] FRAME...
 
 `--mirrored` also times the live reader with the detector looking at the frame mirrored too
 (`DetectorSettings(views=2)`), to show what that view costs; `--no-coarse` also times it
-without the detector's coarse look for big dice (`DetectorSettings(coarse_side=None)`).
+without the detector's coarse look for big dice (`DetectorSettings(coarse_side=None)`);
+`--all-pips` also times it looking for the pips of every die, as the reader of photos does
+(`ReaderSettings()` instead of `LIVE`).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from vision.images import load_image  # noqa: E402
 from vision.live.settle import default_reader  # noqa: E402
 from vision.read.classifier import load_default_classifier  # noqa: E402
 from vision.read.detect import DetectorSettings, load_default_detector  # noqa: E402
-from vision.read.reader import DiceReader  # noqa: E402
+from vision.read.reader import LIVE, DiceReader  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="alternate the two readers this many times")
     parser.add_argument("--mirrored", action="store_true", help="also time the detector with the mirrored view")
     parser.add_argument("--no-coarse", action="store_true", help="also time the detector without its coarse look")
+    parser.add_argument("--all-pips", action="store_true", help="also time it looking for every die's pips")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
@@ -45,7 +48,9 @@ def main(argv: list[str] | None = None) -> int:
     for name, wanted in (("mirrored", args.mirrored), ("no-coarse", args.no_coarse)):
         if wanted:
             detector = load_default_detector(settings=others[name])
-            readers[name] = DiceReader(load_default_classifier(), detector=detector).read
+            readers[name] = DiceReader(load_default_classifier(), detector=detector, settings=LIVE).read
+    if args.all_pips:
+        readers["all-pips"] = DiceReader(load_default_classifier(), detector=load_default_detector()).read
     times: dict[str, list[float]] = {name: [] for name in readers}
     for _ in range(args.rounds):  # alternating, so a busy spell of the machine hits both
         for name, read in readers.items():

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from drawn import BLACK, IVORY, RED, DrawnDie, draw_coin, draw_scene, draw_table
 
-from vision.read.reader import DiceReader, FaceClassifier, ReaderSettings
+from vision.read.reader import LIVE, DiceReader, FaceClassifier, ReaderSettings
 from vision.types import DieBox, DieReading
 
 GREEN = (60, 140, 30)  # BGR
@@ -236,6 +236,36 @@ def test_combined_mode_a_sure_classifier_overrules_a_pip_count_it_disagrees_with
     assert [(r.value, r.method) for r in readings] == [(3, "pips"), (5, "classifier"), (2, "classifier")]
 
 
+def test_combined_mode_reads_a_face_the_classifier_is_sure_of_without_looking_for_pips(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import vision.read.reader as reader_module
+
+    looked: list[object] = []
+    find_pips = reader_module.find_pips
+    monkeypatch.setattr(reader_module, "find_pips", lambda *args: looked.append(args[1]) or find_pips(*args))
+    frame, _ = two_dice_and_a_blank()
+    settings = LIVE
+    assert settings.pips_only_in_doubt
+    sure = settings.sure_probability
+    assert sure == 0.9
+    readings = DiceReader(
+        FaceByPlace({250: 3, 650: 5, 1000: 2}, sure=sure), detector=THREE_FOUND, settings=settings
+    ).read(frame)
+    assert [(r.value, r.method) for r in sorted(readings, key=lambda r: r.box.cx)] == [
+        (3, "classifier"),
+        (5, "classifier"),
+        (2, "classifier"),
+    ]
+    assert looked == []
+    # Any less sure, a pip count could still change the reading: the pips are looked for.
+    readings = DiceReader(
+        FaceByPlace({250: 3, 650: 5, 1000: 2}, sure=sure - 0.01), detector=THREE_FOUND, settings=settings
+    ).read(frame)
+    assert [(r.value, r.method) for r in sorted(readings, key=lambda r: r.box.cx)] == [(3, "pips"), (5, "classifier")]
+    assert len(looked) >= 3
+
+
 def test_combined_mode_an_unsure_classifier_leaves_a_clear_pip_count_alone() -> None:
     frame, _ = two_dice_and_a_blank()
     settings = ReaderSettings()
@@ -332,3 +362,18 @@ def test_a_small_die_showing_more_than_one_pip_is_kept() -> None:
     frame = draw_scene(1280, 720, dice, seed=7)
     boxes = [DieBox(float(d.center[0]), float(d.center[1]), d.size + 2.0, d.size + 2.0) for d in dice]
     assert_reads(DiceReader(mode="pips", detector=BoxesAt(*boxes)).read(frame), dice)
+
+
+def test_the_live_reader_reads_every_die_as_the_still_reader_does() -> None:
+    from vision.read.classifier import load_default_classifier
+
+    classifier = load_default_classifier()
+    still, live = DiceReader(classifier), DiceReader(classifier, settings=LIVE)
+    skipped = 0
+    for seed in range(4):
+        frame = draw_table(values=(1, 2, 3, 4, 5, 6, 2, 5), seed=seed)
+        seen_still, seen_live = still.inspect(frame), live.inspect(frame)
+        assert [i.candidate.box for i in seen_live] == [i.candidate.box for i in seen_still]
+        assert [i.reading and i.reading.value for i in seen_live] == [i.reading and i.reading.value for i in seen_still]
+        skipped += sum(not i.pips.pips and i.reading is not None for i in seen_live)
+    assert skipped > 0

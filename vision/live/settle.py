@@ -395,21 +395,21 @@ class ThrowWatcher:
 
 
 def default_reader(mode: str = "combined") -> DiceReaderLike:
-    """The reader for live video: the learned dice detector, pips, and the die-face classifier
-    for the faces the pips leave in doubt. Without the classifier's model it reads by pips
-    alone: a missing classifier must not stop the camera. A missing detector raises
+    """The reader for live video: the learned dice detector, the die-face classifier, and pips
+    for the faces the classifier is not sure of (`vision.read.reader.LIVE`). Without the
+    classifier's model it reads by pips alone: a missing classifier must not stop the camera. A missing detector raises
     `vision.read.classifier.ModelError`, which says which file is missing."""
     from vision.read.classifier import load_default_classifier
     from vision.read.detect import load_default_detector
-    from vision.read.reader import DiceReader
+    from vision.read.reader import LIVE, DiceReader
 
     detector = load_default_detector()
     if mode == "pips":
-        return DiceReader(mode="pips", detector=detector)
+        return DiceReader(mode="pips", detector=detector, settings=LIVE)
     try:
         classifier = load_default_classifier()
     except Exception:
         if mode == "classifier":
             raise
-        return DiceReader(mode="pips", detector=detector)
-    return DiceReader(classifier, mode=mode, detector=detector)  # type: ignore[arg-type]  # DiceReader checks the mode
+        return DiceReader(mode="pips", detector=detector, settings=LIVE)
+    return DiceReader(classifier, mode=mode, detector=detector, settings=LIVE)  # type: ignore[arg-type]  # DiceReader checks the mode

@@ -91,6 +91,11 @@ class ReaderSettings:
     overrule_probability: float = 0.7
     # A die whose face the pips show whole is placed at their middle.
     centre_on_pips: bool = True
+    # In "combined" mode, a die whose face the classifier is so sure of that no pip count could
+    # change its value (`sure_probability`, the surest of the three above) is read as it says,
+    # and its pips are not looked for: they cost most of a die's time. Its box is then the
+    # detector's, not centred on its pips, which is all a live camera needs (see `LIVE`).
+    pips_only_in_doubt: bool = False
     # Pips are looked for on the face alone, not on the table in the corners of its box.
     face_mask: bool = True
     # A die read as a one (a lone spot) that is smaller than this share of the median size of
@@ -98,6 +103,17 @@ class ReaderSettings:
     # dice are all alike in size. The classifier may still keep it, when `veto_probability` sure
     # of the one. None: no such check.
     speck_size: float | None = 0.6
+
+    @property
+    def sure_probability(self) -> float:
+        """From this sureness of the classifier on, no pip count changes a die's value."""
+        return max(self.decide_probability, self.decide_pipless_probability, self.overrule_probability)
+
+
+# The reader under a live camera, where a die's value and a steady box are all the game needs:
+# the faces the classifier is sure of skip the pips, and every box is the detector's, so that a
+# die's box does not jump as its face goes in and out of doubt from frame to frame.
+LIVE = ReaderSettings(pips_only_in_doubt=True, centre_on_pips=False)
 
 
 def _pips_confidence(face: FaceRead, contrast: float) -> float:
@@ -197,30 +213,42 @@ class DiceReader:
             raise ValueError("expected a BGR uint8 frame of shape (height, width, 3)")
         found = []
         for detection in self.detector.detect(frame_bgr):
-            candidate = candidate_for(detection.box, frame_bgr, self.settings.face_mask)
-            if candidate is not None:
-                found.append(candidate)
+            outline = candidate_for(detection.box, frame_bgr, face_mask=False)
+            if outline is not None:
+                found.append(outline)
         probabilities = None
         if self.classifier is not None and self.mode != "pips" and found:
             probabilities = np.asarray(self.classifier.predict(frame_bgr, [c.box for c in found]), dtype=np.float64)
             if probabilities.shape != (len(found), 7):
                 raise ValueError(f"classifier returned shape {probabilities.shape}, expected ({len(found)}, 7)")
-        inspections = []
-        for index, candidate in enumerate(found):
-            p = None if probabilities is None else probabilities[index]
-            if p is not None and self.mode == "combined" and p[NOT_A_DIE] >= self.settings.veto_probability:
-                # What the classifier is this sure is no die is dropped whatever its pips say,
-                # so its pips are not looked for.
-                inspections.append(Inspection(candidate, PipFinding((), 0.0, candidate.box.center), _UNREAD, None))
-                continue
-            pips, face = self._look_at(frame_bgr, candidate)
-            reading = self._decide(candidate, pips, face, p)
-            if reading is not None and self.settings.centre_on_pips:
-                reading = _centred_on_pips(reading, pips, face)
-            inspections.append(Inspection(candidate, pips, face, reading))
+        inspections = [
+            self._inspect_one(frame_bgr, outline, None if probabilities is None else probabilities[index])
+            for index, outline in enumerate(found)
+        ]
         if self.settings.speck_size is not None:
             inspections = _without_specks(inspections, self.settings.speck_size, self.settings.veto_probability)
         return inspections
+
+    def _inspect_one(self, frame_bgr: np.ndarray, outline: Candidate, p: np.ndarray | None) -> Inspection:
+        settings = self.settings
+        if p is not None and self.mode == "combined":
+            unlooked = PipFinding((), 0.0, outline.box.center)
+            if p[NOT_A_DIE] >= settings.veto_probability:
+                # What the classifier is this sure is no die is dropped whatever its pips say,
+                # so its pips are not looked for.
+                return Inspection(outline, unlooked, _UNREAD, None)
+            best = int(np.argmax(p[:NOT_A_DIE]))
+            if settings.pips_only_in_doubt and p[best] >= settings.sure_probability:
+                reading = DieReading(best + 1, outline.box, round(float(p[best]), 3), "classifier")
+                return Inspection(outline, unlooked, _UNREAD, reading)
+        candidate = outline
+        if settings.face_mask:
+            candidate = candidate_for(outline.box, frame_bgr, face_mask=True) or outline
+        pips, face = self._look_at(frame_bgr, candidate)
+        decided = self._decide(candidate, pips, face, p)
+        if decided is not None and settings.centre_on_pips:
+            decided = _centred_on_pips(decided, pips, face)
+        return Inspection(candidate, pips, face, decided)
 
     def _look_at(self, frame_bgr: np.ndarray, candidate: Candidate) -> tuple[PipFinding, FaceRead]:
         """The candidate's pips and face; doubtful faces get further looks, with other ideas of

@@ -357,6 +357,14 @@ def test_a_speck_much_smaller_than_the_dice_is_not_read_as_a_one() -> None:
     assert sorted(r.value for r in unchecked) == [1, 3, 5, 6]  # without the check it is a one
 
 
+def test_the_live_reader_drops_a_speck_read_as_a_one_as_the_reader_of_photos_does() -> None:
+    frame, dice, finder = speck_beside_three_dice()
+    classifier = FaceByPlace({250: 3, 550: 5, 850: 6, 1100: 1}, sure=0.95)  # sure the speck is a one
+    for settings in (ReaderSettings(), LIVE):
+        readings = DiceReader(classifier, detector=finder, settings=settings).read(frame)
+        assert sorted(r.value for r in readings) == [3, 5, 6]
+
+
 def test_a_small_die_showing_more_than_one_pip_is_kept() -> None:
     dice = [DrawnDie(v, (250 + 300 * i, 300), 70 if i < 3 else 36, 0.0) for i, v in enumerate((3, 5, 6, 2))]
     frame = draw_scene(1280, 720, dice, seed=7)

@@ -100,8 +100,9 @@ class ReaderSettings:
     face_mask: bool = True
     # A die read as a one (a lone spot) that is smaller than this share of the median size of
     # the other dice found, at least two of them, is a speck on the table, not a die: a set's
-    # dice are all alike in size. The classifier may still keep it, when `veto_probability` sure
-    # of the one. None: no such check.
+    # dice are all alike in size. The classifier may still keep it, when it decided the one at
+    # least `veto_probability` sure; a one whose pips agree with a sure classifier is still
+    # dropped (keeping those too kept specks on the nellbyler-d6 table). None: no such check.
     speck_size: float | None = 0.6
 
     @property
@@ -238,7 +239,10 @@ class DiceReader:
                 # so its pips are not looked for.
                 return Inspection(outline, unlooked, _UNREAD, None)
             best = int(np.argmax(p[:NOT_A_DIE]))
-            if settings.pips_only_in_doubt and p[best] >= settings.sure_probability:
+            # A one is what a speck on the table looks like, to the classifier too: the speck
+            # check needs to know whether its pips show a one, so a one is looked at anyway.
+            speck_like = best == 0 and settings.speck_size is not None
+            if settings.pips_only_in_doubt and p[best] >= settings.sure_probability and not speck_like:
                 reading = DieReading(best + 1, outline.box, round(float(p[best]), 3), "classifier")
                 return Inspection(outline, unlooked, _UNREAD, reading)
         candidate = outline

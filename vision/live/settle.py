@@ -397,8 +397,9 @@ class ThrowWatcher:
 def default_reader(mode: str = "combined") -> DiceReaderLike:
     """The reader for live video: the learned dice detector, the die-face classifier, and pips
     for the faces the classifier is not sure of (`vision.read.reader.LIVE`). Without the
-    classifier's model it reads by pips alone: a missing classifier must not stop the camera. A missing detector raises
-    `vision.read.classifier.ModelError`, which says which file is missing."""
+    classifier's model it reads by pips alone: a missing classifier must not stop the camera.
+    A missing detector raises `vision.read.classifier.ModelError`, which says which file is
+    missing."""
     from vision.read.classifier import load_default_classifier
     from vision.read.detect import load_default_detector
     from vision.read.reader import LIVE, DiceReader

@@ -93,8 +93,9 @@ class ReaderSettings:
     centre_on_pips: bool = True
     # In "combined" mode, a die whose face the classifier is so sure of that no pip count could
     # change its value (`sure_probability`, the surest of the three above) is read as it says,
-    # and its pips are not looked for: they cost most of a die's time. Its box is then the
-    # detector's, not centred on its pips, which is all a live camera needs (see `LIVE`).
+    # and its pips are not looked for: they cost most of a die's time. Ones excepted, for the
+    # speck check below. Its box is then the detector's, not centred on its pips, which is all a
+    # live camera needs (see `LIVE`).
     pips_only_in_doubt: bool = False
     # Pips are looked for on the face alone, not on the table in the corners of its box.
     face_mask: bool = True

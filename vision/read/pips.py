@@ -37,13 +37,22 @@ def candidate_for(box: DieBox, frame_bgr: np.ndarray, face_mask: bool = True) ->
         return None
     mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
     cv2.fillConvexPoly(mask, np.round(corners - (x0, y0)).astype(np.int32), 255)
-    side = float(np.sqrt(box.w * box.h))
-    if face_mask and min(mask.shape) >= 12:
-        face = _face_region(frame_bgr[y0:y1, x0:x1], mask, box, (x0, y0), side)
-        if face is not mask:
-            # Pip sizes and spacings are fractions of the die, which the box overstates.
-            mask, side = face, float(np.sqrt(np.count_nonzero(face)))
-    return Candidate(box, side, mask, (int(x0), int(y0)))
+    outline = Candidate(box, float(np.sqrt(box.w * box.h)), mask, (int(x0), int(y0)))
+    return face_of(outline, frame_bgr) if face_mask else outline
+
+
+def face_of(outline: Candidate, frame_bgr: np.ndarray) -> Candidate:
+    """A candidate of the whole box (`candidate_for(..., face_mask=False)`) narrowed to the
+    die's face, as `candidate_for` does with `face_mask`."""
+    mask, (x0, y0) = outline.mask, outline.origin
+    if min(mask.shape) < 12:
+        return outline
+    height, width = mask.shape
+    face = _face_region(frame_bgr[y0 : y0 + height, x0 : x0 + width], mask, outline.box, (x0, y0), outline.side)
+    if face is mask:
+        return outline
+    # Pip sizes and spacings are fractions of the die, which the box overstates.
+    return Candidate(outline.box, float(np.sqrt(np.count_nonzero(face))), face, outline.origin)
 
 
 # The die is what differs from the table (the colour along the box's rim) by at least this

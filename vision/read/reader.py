@@ -17,7 +17,7 @@ import numpy as np
 from vision.read.classifier import NOT_A_DIE
 from vision.read.faces import FaceRead, FaceSettings, read_face
 from vision.read.median import median
-from vision.read.pips import Candidate, PipFinding, PipSettings, candidate_for, find_pips
+from vision.read.pips import Candidate, PipFinding, PipSettings, candidate_for, face_of, find_pips
 from vision.types import DieBox, DieReading
 
 Mode = Literal["pips", "classifier", "combined"]
@@ -246,9 +246,7 @@ class DiceReader:
             if settings.pips_only_in_doubt and p[best] >= settings.sure_probability and not speck_like:
                 reading = DieReading(best + 1, outline.box, round(float(p[best]), 3), "classifier")
                 return Inspection(outline, unlooked, _UNREAD, reading)
-        candidate = outline
-        if settings.face_mask:
-            candidate = candidate_for(outline.box, frame_bgr, face_mask=True) or outline
+        candidate = face_of(outline, frame_bgr) if settings.face_mask else outline
         pips, face = self._look_at(frame_bgr, candidate)
         decided = self._decide(candidate, pips, face, p)
         if decided is not None and settings.centre_on_pips:

@@ -140,7 +140,8 @@ def _body() -> dict[str, Any] | None:
 @bp.post("/games/<int:game_id>/confirm")
 @_needs_game_token
 def confirm(conn: sqlite3.Connection, game_id: int):
-    """Body: {"proposal": id, "dice": [faces as the player sees them], "version": n (optional)}."""
+    """Body: {"proposal": id, "dice": [faces], "version": n (optional)}. `dice` lists the camera's dice
+    in the proposal's order, null for one that is no die, then any dice the camera missed."""
     loop = camera_loop()
     if loop is None:
         return _error(404, "no camera source configured")

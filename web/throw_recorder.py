@@ -19,6 +19,7 @@ import numpy as np
 
 from scorekeeper import ScorekeeperError
 from vision.live.settle import SettledThrow
+from vision.types import DieBox
 from web.games import GameBook, InputError, StaleVersion
 from web.live import Broker
 
@@ -45,6 +46,7 @@ class Proposal:
     crops: np.ndarray | None = field(default=None, compare=False, repr=False)  # (N, 32, 32, 3), as `faces`
     picture: np.ndarray | None = field(default=None, compare=False, repr=False)  # the frame it was read from
     set_aside: tuple[int, ...] = ()  # faces of the dice set aside in that frame
+    boxes: tuple[DieBox, ...] = field(default=(), compare=False, repr=False)  # where each die lay, as `faces`
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -58,7 +60,9 @@ class Proposal:
         }
 
 
-Confirmed = Callable[[Proposal, list[int]], None]
+# The proposal and the faces the player confirmed: the camera's dice in order (None: no die), then
+# any the camera missed.
+Confirmed = Callable[[Proposal, list[int | None]], None]
 
 
 class ThrowRecorder:
@@ -139,6 +143,7 @@ class ThrowRecorder:
                 crops,
                 picture,
                 tuple(d.value for d in throw.set_aside),
+                tuple(d.box for d in throw.dice),
             )
         self._note(throw, summary, f"to confirm: {problem}")
         self.broker.publish(game_id)  # wakes the phone, which then fetches the proposal
@@ -190,18 +195,23 @@ class ThrowRecorder:
     def confirm(
         self, conn: Any, game_id: int, proposal_id: int, faces: list[object], version: int | None
     ) -> dict[str, Any]:
-        """Records the throw the player confirmed (or corrected). Raises ProposalGone, or whatever
+        """Records the throw the player confirmed (or corrected). `faces`: the camera's dice in the
+        proposal's order, None for one the player says is no die, then any dice the camera missed.
+        Raises ProposalGone, InputError for a None that is not one of the camera's dice, or whatever
         `record_action` raises for faces or a version that do not fit."""
         with self._lock:
             proposal = self._pending.get(game_id)
             if proposal is None or proposal.id != proposal_id:
                 raise ProposalGone("nothing to confirm: the camera's proposal was already handled")
-            state = self.book.record_action(conn, game_id, "throw", {"dice": faces}, version)
+            if any(face is None for face in faces[len(proposal.faces) :]):
+                raise InputError("only a die the camera saw can be marked as no die")
+            dice = [face for face in faces if face is not None]
+            state = self.book.record_action(conn, game_id, "throw", {"dice": dice}, version)
             del self._pending[game_id]
             self.recorded += 1
         if self.on_confirmed is not None:
             try:
-                self.on_confirmed(proposal, [f for f in faces if isinstance(f, int)])
+                self.on_confirmed(proposal, [f if isinstance(f, int) else None for f in faces])
             except Exception:  # learning must never undo a recorded throw
                 log.exception("cannot keep the confirmed throw for learning")
         return state

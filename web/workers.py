@@ -21,6 +21,7 @@ from pathlib import Path
 from flask import Flask
 
 from vision.adapt.learner import TableLearner
+from vision.adapt.memory import NOT_A_DIE
 from web import dice_sources
 from web.camera import EXTENSION as CAMERA
 from web.camera_loop import CameraLoop, source_factory
@@ -67,17 +68,21 @@ def table_memory_folder(app: Flask) -> Path:
     return Path(app.config.get("TABLE_MEMORY") or Path(app.config["DATABASE"]).parent / "table-memory")
 
 
-def learn(learner: TableLearner, proposal: Proposal, faces: list[int]) -> None:
-    """A throw the player confirmed or corrected: its picture with every face in it, and its dice
-    with their crops if the count still matches them."""
-    if not faces:
+def learn(learner: TableLearner, proposal: Proposal, faces: list[int | None]) -> None:
+    """A throw the player confirmed or corrected: its picture with every face in it, and the camera's
+    dice with their crops (a die marked as none is taught as no die). `faces` lists the camera's dice
+    in the proposal's order, then any the camera missed."""
+    dice = [face for face in faces if face is not None]
+    if not dice:
         return
     if proposal.picture is not None:
-        learner.learn_picture(proposal.picture, [*faces, *proposal.set_aside])
+        learner.learn_picture(proposal.picture, [*dice, *proposal.set_aside])
     crops = proposal.crops
-    if crops is None or len(crops) != len(faces):
-        return  # dice added or removed on the phone: which crop is which face is unknown
-    learner.learn(crops, faces, proposal.faces, proposal.confidences)
+    if crops is None or len(faces) < len(crops):
+        return  # a die of the camera's removed on the phone: which crop is which face is unknown
+    seen = [NOT_A_DIE if face is None else face for face in faces[: len(crops)]]
+    boxes = proposal.boxes if len(proposal.boxes) == len(crops) else None
+    learner.learn(crops, seen, proposal.faces, proposal.confidences, boxes)
 
 
 def start_computers(app: Flask) -> ComputerPlayers | None:

@@ -42,6 +42,8 @@ def run(args: argparse.Namespace) -> int:
         f"{report.throws} confirmed throws, {report.dice} dice; the reader had {report.reader_right} right, "
         f"the adapted reader {report.adapted_right} (each throw left out of its own head)"
     )
+    if report.not_dice:
+        print(f"{report.not_dice} readings marked as no die: kept as spots and taught to the classifier")
     print(f"head: {threshold}; saved to {report.path}")
     if report.classifier_right is not None:
         print(

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from vision.adapt.learner import TableLearner, build
-from vision.adapt.memory import TableMemory, crops_of
+from vision.adapt.memory import NOT_A_DIE, TableMemory, crops_of
 from vision.adapt.neighbours import AdaptedReader, FaceNeighbours
 from vision.synth.render import DieSpec, Scene, render
 from vision.types import DieBox, DieReading
@@ -65,7 +65,19 @@ def test_the_memory_keeps_each_confirmed_throw_and_refuses_bad_ones(tmp_path: Pa
         memory.save(crops, [1, 2], [1, 2, 3], [0.5] * 3)
     with pytest.raises(ValueError):
         memory.save(crops, [1, 2, 7], [1, 2, 3], [0.5] * 3)
+    with pytest.raises(ValueError):
+        memory.save(crops, [1, 2, -1], [1, 2, 3], [0.5] * 3)
+    with pytest.raises(ValueError):
+        memory.save(crops, [1, 2, 3], [1, 2, 3], [0.5] * 3, boxes=[r.box for r in readings[:2]])
     assert len(memory) == 2
+    memory.save(crops, [1, NOT_A_DIE, 3], [1, 2, 3], [0.5] * 3, boxes=[r.box for r in readings])
+    marked = memory.examples()[-3:]
+    assert [e.is_die for e in marked] == [True, False, True]
+    for example, reading in zip(marked, readings):  # kept to a hundredth of a pixel
+        assert example.box is not None and example.box.center == pytest.approx(reading.box.center, abs=0.01)
+        assert (example.box.w, example.box.angle) == pytest.approx((reading.box.w, reading.box.angle), abs=0.01)
+    assert examples[0].box is None
+    assert FaceNeighbours.fit(memory.examples()).size == 6  # what is no die has no face to vote for
 
 
 def test_the_head_learns_what_the_reader_gets_wrong_on_this_table(tmp_path: Path) -> None:
@@ -137,3 +149,10 @@ def test_the_adapt_command_builds_the_head_or_says_there_is_nothing(
     assert "4 confirmed throws, 24 dice" in out and "overrides the reader from similarity" in out
     assert "right as shipped" in out and "fitted to this table (each throw left out of its own fit)" in out
     assert (tmp_path / "table-memory" / "adaptation.npz").is_file()
+    assert "marked as no die" not in out
+    frame, dice = table_scene(9, 2)  # a throw with a spot the players marked as no die
+    readings = SixBlindReader(dice).read(frame)
+    memory.save(crops_of(frame, readings), [dice[0].value, NOT_A_DIE], [r.value for r in readings], [0.7] * 2)
+    assert main(["adapt", "--db", str(tmp_path / "games.sqlite3")]) == 0
+    out = capsys.readouterr().out
+    assert "5 confirmed throws, 25 dice" in out and "1 readings marked as no die" in out

@@ -8,11 +8,13 @@ import pytest
 from tests.vision.test_adapt import table_scene
 from vision.adapt.last_layer import LastLayerFix, TableClassifier, softmax
 from vision.adapt.learner import TableLearner, build
-from vision.adapt.memory import TableMemory, crops_of
+from vision.adapt.memory import NOT_A_DIE, TableMemory, crops_of
 from vision.read.classifier import DieFaceClassifier, ModelError, load_default_classifier
 from vision.read.crops import crop_dice
 from vision.read.reader import DiceReader
-from vision.types import DieBox
+from vision.synth.clutter import draw_chip, draw_coin
+from vision.synth.render import DieSpec, Scene, render
+from vision.types import DieBox, DieReading
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +56,69 @@ def test_a_strong_penalty_keeps_the_shipped_layer() -> None:
     assert np.abs(tight.weights).max() < 1e-3 and np.abs(tight.bias).max() < 1e-3
     assert np.abs(loose.weights).max() > 100 * np.abs(tight.weights).max()
     assert np.allclose(tight.probabilities(wrong, logits), softmax(logits), atol=1e-3)
+
+
+def test_dice_alone_reorder_the_faces_and_leave_how_sure_it_is_that_a_crop_is_no_die() -> None:
+    rng = np.random.default_rng(5)
+    wrong, right = clusters(rng, 12)
+    logits = np.concatenate([shipped_logits(12, 5), shipped_logits(12, 2)])
+    logits[:, 6] = 1.0  # the shipped layer has some doubt that these are dice at all
+    fix = LastLayerFix.fit(np.concatenate([wrong, right]), logits, [6] * 12 + [2] * 12)
+    assert fix.not_dice == 0
+    later, _ = clusters(np.random.default_rng(6), 20)
+    later_logits = shipped_logits(20, 5)
+    later_logits[:, 6] = 1.0
+    fitted = fix.probabilities(later, later_logits)
+    assert (fitted.argmax(axis=1) == 5).all()  # read as the 6 they are
+    assert np.allclose(fitted[:, 6], softmax(later_logits)[:, 6], atol=1e-6)
+    assert np.allclose(fitted.sum(axis=1), 1.0, atol=1e-6)
+
+
+def test_readings_marked_as_no_die_teach_the_layer_what_is_none() -> None:
+    rng = np.random.default_rng(7)
+    spots, dice = clusters(rng, 10)  # a table's spots, which the shipped layer reads as a 5 (as `wrong`)
+    logits = np.concatenate([shipped_logits(10, 5), shipped_logits(10, 2)])
+    fix = LastLayerFix.fit(np.concatenate([spots, dice]), logits, [NOT_A_DIE] * 10 + [2] * 10)
+    assert fix.dice == 20 and fix.not_dice == 10
+    later_spots, later_dice = clusters(np.random.default_rng(8), 20)
+    assert (fix.probabilities(later_spots, shipped_logits(20, 5))[:, 6] >= 0.9).all()
+    assert (fix.probabilities(later_dice, shipped_logits(20, 2)).argmax(axis=1) == 1).all()
+    without = LastLayerFix.fit(dice, shipped_logits(10, 2), [2] * 10)
+    assert (without.probabilities(later_spots, shipped_logits(20, 5))[:, 6] < 0.5).all()
+
+
+CHIP = (420.0, 400.0)  # where a poker chip lies on the table, away from the dice of `table_scene`
+
+
+def with_chip(frame: np.ndarray) -> np.ndarray:
+    """The frame with a chip that the shipped reader now and then takes for a die."""
+    draw_chip(frame, *CHIP, 56.0, np.random.default_rng(3))
+    return frame
+
+
+def on_chip(reading: DieReading) -> bool:
+    return bool(np.hypot(reading.box.cx - CHIP[0], reading.box.cy - CHIP[1]) < 25)
+
+
+def test_a_chip_the_players_mark_as_no_die_is_read_no_more(tmp_path: Path, classifier: DieFaceClassifier) -> None:
+    reader = DiceReader(classifier)
+    learner = TableLearner(tmp_path / "memory", reader)
+    for seed in range(40, 44):
+        frame, dice = table_scene(seed, 3)
+        readings = reader.read(with_chip(frame))
+        faces = [
+            NOT_A_DIE if on_chip(r) else min(dice, key=lambda d: np.hypot(d.cx - r.box.cx, d.cy - r.box.cy)).value
+            for r in readings
+        ]
+        learner.learn(crops_of(frame, readings), faces, [r.value for r in readings], [0.9] * len(readings))
+    fix = learner.classifier_fix
+    assert fix is not None and fix.not_dice >= 2
+    fooled = 0
+    for seed in range(60, 70):  # later throws: the dice are read, the chip is not
+        frame, dice = table_scene(seed, 3)
+        fooled += any(on_chip(r) for r in reader.read(with_chip(frame)))
+        assert sorted(r.value for r in learner.reader.read(frame)) == sorted(d.value for d in dice)
+    assert fooled >= 3, "the shipped reader must take the chip for a die, or this test shows nothing"
 
 
 def test_the_shipped_classifier_gives_the_features_its_probabilities_come_from(classifier: DieFaceClassifier) -> None:
@@ -141,3 +206,51 @@ def test_adding_the_outputs_keeps_the_probabilities_and_is_done_once(tmp_path: P
     assert model.has_features and np.array_equal(model.predict_crops(crops), shipped.predict_crops(crops))
     for ours, theirs in zip(model.features(crops), shipped.features(crops)):
         assert np.array_equal(ours, theirs)
+
+
+COIN = (420.0, 400.0)
+
+
+def with_coin(frame: np.ndarray) -> np.ndarray:
+    """The frame with a coin that the shipped reader takes for a one, and its fitted layer too."""
+    draw_coin(frame, *COIN, 56.0, np.random.default_rng(1))
+    return frame
+
+
+def on_coin(reading: DieReading) -> bool:
+    return bool(np.hypot(reading.box.cx - COIN[0], reading.box.cy - COIN[1]) < 25)
+
+
+def test_a_coin_left_lying_where_players_marked_it_is_dropped_but_a_die_there_is_read(
+    tmp_path: Path, classifier: DieFaceClassifier
+) -> None:
+    reader = DiceReader(classifier)
+    learner = TableLearner(tmp_path / "memory", reader)
+    for seed in (40, 41):
+        frame, dice = table_scene(seed, 3)
+        readings = reader.read(with_coin(frame))
+        assert any(on_coin(r) for r in readings), "the shipped reader must take the coin for a die"
+        faces = [
+            NOT_A_DIE if on_coin(r) else min(dice, key=lambda d: np.hypot(d.cx - r.box.cx, d.cy - r.box.cy)).value
+            for r in readings
+        ]
+        learner.learn(
+            crops_of(frame, readings),
+            faces,
+            [r.value for r in readings],
+            [0.9] * len(readings),
+            [r.box for r in readings],
+        )
+    assert len(learner.reader.spots or []) == 2
+    for seed in (50, 51):
+        frame, dice = table_scene(seed, 3)
+        assert any(on_coin(r) for r in reader.read(with_coin(frame)))
+        assert sorted(r.value for r in learner.reader.read(frame)) == sorted(d.value for d in dice)
+    on_spot = DieSpec(5, *COIN, 56.0, angle=20.0, body_bgr=(200, 230, 240), pip_bgr=(30, 60, 110))
+    frame, dice = table_scene(52, 3)
+    frame = render(
+        Scene(640, 480, background="felt", background_bgr=(120, 60, 30), dice=(*dice, on_spot), seed=52)
+    ).frame  # the coin picked up, and a die landed where it lay
+    assert sorted(r.value for r in learner.reader.read(frame)) == sorted(d.value for d in (*dice, on_spot))
+    again = TableLearner(tmp_path / "memory", reader)  # the next start remembers the spots
+    assert again.reader.spots is not None and len(again.reader.spots) == 2

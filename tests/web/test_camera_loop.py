@@ -13,8 +13,9 @@ import cv2
 import numpy as np
 import pytest
 from flask import Flask
+from web_helpers import LiveServer
 
-from vision.adapt.memory import TableMemory
+from vision.adapt.memory import NOT_A_DIE, TableMemory
 from vision.live.demo_table import DemoTable
 from vision.live.settle import SettleConfig
 from vision.live.sources import Backoff, BaseSource, CameraSource, Frame
@@ -231,6 +232,80 @@ def test_a_corrected_throw_is_kept_with_its_crops_and_the_reader_learns_it(scrip
     learner = app.extensions["dicekeeper.table"]
     assert learner.reader is loop.watcher.reader and learner.reader.head.size == 6
     assert (tmp_path / "table-memory" / "adaptation.npz").is_file()
+
+
+def test_a_spot_the_camera_took_for_a_die_can_be_marked_as_none_and_is_taught(scripted, tmp_path: Path) -> None:
+    app, source, script = scripted
+    client = app.test_client()
+    game_id, auth = new_game(client)
+    show(source, script, SIX + [die(1, 400)])  # a coin beside the six dice, read as a one
+    loop: CameraLoop = app.extensions["dicekeeper.camera"]
+    assert wait_for(lambda: loop.state().last_throw is not None)
+    pending = client.get(f"/camera/games/{game_id}/pending", headers=auth).get_json()["pending"]
+    assert pending["faces"] == [1, 5, 2, 3, 4, 6, 1] and "7 dice" in pending["reason"]
+    url = f"/camera/games/{game_id}/confirm"
+    beyond = client.post(url, headers=auth, json={"proposal": pending["id"], "dice": [1, 5, 2, 3, 4, 6, 1, None]})
+    assert beyond.status_code == 400 and "camera saw" in beyond.get_json()["error"]
+    nothing = client.post(url, headers=auth, json={"proposal": pending["id"], "dice": [None] * 7})
+    assert 400 <= nothing.status_code < 500
+    assert events(client, game_id) == [] and len(TableMemory(tmp_path / "table-memory")) == 0
+    ok = client.post(url, headers=auth, json={"proposal": pending["id"], "dice": [1, 5, 2, 3, 4, 6, None]})
+    assert ok.status_code == 200 and ok.get_json()["throw"] == [1, 5, 2, 3, 4, 6]
+    assert [e["faces"] for e in events(client, game_id) if e["type"] == "throw"] == [[1, 5, 2, 3, 4, 6]]
+    examples = TableMemory(tmp_path / "table-memory").examples()
+    assert [e.face for e in examples] == [1, 5, 2, 3, 4, 6, NOT_A_DIE] and not examples[-1].is_die
+    learner = app.extensions["dicekeeper.table"]
+    assert learner.reader.head.size == 6  # the head votes on faces: what is no die has none
+
+
+def faces_shown(phone) -> list[str]:
+    return [b.text for b in phone.find_elements("css selector", "#camera-faces button")]
+
+
+def tap(phone, index: int, times: int = 1) -> None:
+    for _ in range(times):
+        phone.find_elements("css selector", "#camera-faces button")[index].click()
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_the_phone_marks_a_spot_as_no_die_and_confirms_the_throw_in_a_browser(
+    scripted, tmp_path: Path, open_window
+) -> None:
+    app, source, script = scripted
+    server = LiveServer(app)
+    try:
+        client = app.test_client()
+        game = client.post("/api/games", json={"players": ["Ann"], "rules": "farkle", "source": "camera"}).get_json()
+        phone = open_window((390, 844))
+        phone.get(f"{server.url}/games/{game['id']}/play?token={game['token']}")
+        show(source, script, SIX + [die(1, 400)])  # a coin beside the six dice, read as a one
+        panel = phone.find_element("id", "camera-confirm")
+        assert wait_for(panel.is_displayed, 10), "the phone never asked about the throw"
+        assert faces_shown(phone) == ["1", "5", "2", "3", "4", "6", "1"]
+        tap(phone, 6, 5)
+        assert faces_shown(phone)[6] == "6"
+        tap(phone, 6)  # after 6 comes "not a die" for the camera's own dice
+        assert faces_shown(phone)[6] == "✕"
+        assert "not a die" in phone.find_elements("css selector", "#camera-faces button")[6].get_attribute("aria-label")
+        phone.find_element("id", "camera-add").click()  # a die the player adds goes 6 -> 1, never to "not a die"
+        tap(phone, 7, 6)
+        assert faces_shown(phone)[7] == "1"
+        phone.find_element("id", "camera-remove").click()  # the added die goes
+        assert faces_shown(phone) == ["1", "5", "2", "3", "4", "6", "✕"]
+        phone.find_element("id", "camera-remove").click()  # then the camera's own are marked, not taken away
+        assert faces_shown(phone) == ["1", "5", "2", "3", "4", "✕", "✕"]
+        tap(phone, 5)
+        assert faces_shown(phone)[5] == "1"
+        tap(phone, 5, 5)
+        phone.find_element("id", "camera-ok").click()
+        assert wait_for(lambda: [e["faces"] for e in events(client, game["id"]) if e["type"] == "throw"] != [], 10)
+        assert [e["faces"] for e in events(client, game["id"]) if e["type"] == "throw"] == [[1, 5, 2, 3, 4, 6]]
+        assert wait_for(lambda: not panel.is_displayed(), 5)
+        examples = TableMemory(tmp_path / "table-memory").examples()
+        assert [e.face for e in examples] == [1, 5, 2, 3, 4, 6, NOT_A_DIE]
+    finally:
+        server.stop()
 
 
 def test_a_throw_while_the_game_waits_for_a_keep_is_not_recorded(scripted) -> None:

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.adapt.memory import NOT_A_DIE
 from vision.read.reader import DiceReader
+from vision.types import DieBox
 from web import create_app
 from web.throw_recorder import Proposal
 from web.workers import learn, start_workers, stop_workers
@@ -57,20 +59,30 @@ class RecordingLearner:
     def __init__(self) -> None:
         self.pictures: list[list[int]] = []
         self.throws: list[list[int]] = []
+        self.boxes: list[object] = []
 
     def learn_picture(self, frame_bgr: np.ndarray, faces: list[int]) -> None:
         self.pictures.append(list(faces))
 
-    def learn(self, crops: np.ndarray, faces: list[int], read: object, confidences: object) -> None:
+    def learn(self, crops: np.ndarray, faces: list[int], read: object, confidences: object, boxes: object) -> None:
+        assert len(crops) == len(faces) and (boxes is None or len(boxes) == len(faces))
         self.throws.append(list(faces))
+        self.boxes.append(boxes)
 
 
-def test_a_corrected_count_teaches_the_picture_but_not_the_crops() -> None:
+def test_a_corrected_throw_teaches_its_picture_and_the_crops_it_can_tell_apart() -> None:
     picture = np.zeros((20, 30, 3), np.uint8)
     crops = np.zeros((2, 32, 32, 3), np.uint8)
-    proposal = Proposal(1, 1, 1, (2, 4), (0.9, 0.9), 3, "2 dice, 3 expected", 0.0, (), crops, picture, (6,))
+    boxes = (DieBox(8, 10, 8, 8), DieBox(20, 10, 8, 8))
+    proposal = Proposal(1, 1, 1, (2, 4), (0.9, 0.9), 3, "2 dice, 3 expected", 0.0, (), crops, picture, (6,), boxes)
     learner = RecordingLearner()
-    learn(learner, proposal, [2, 4, 5])
-    assert learner.pictures == [[2, 4, 5, 6]] and learner.throws == []
+    learn(learner, proposal, [2, 4, 5])  # a die the camera missed, added after its own two
+    assert learner.pictures == [[2, 4, 5, 6]] and learner.throws == [[2, 4]] and learner.boxes == [boxes]
     learn(learner, proposal, [2, 3])
-    assert learner.pictures[-1] == [2, 3, 6] and learner.throws == [[2, 3]]
+    assert learner.pictures[-1] == [2, 3, 6] and learner.throws[-1] == [2, 3]
+    learn(learner, proposal, [None, 3])  # the first "die" was a spot on the table
+    assert learner.pictures[-1] == [3, 6] and learner.throws[-1] == [NOT_A_DIE, 3]
+    learn(learner, proposal, [5])  # one of the camera's dice removed: which is which is unknown
+    assert learner.pictures[-1] == [5, 6] and len(learner.throws) == 3
+    learn(learner, proposal, [None, None])  # nothing left to record: nothing is taught
+    assert len(learner.pictures) == 4 and len(learner.throws) == 3

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vision.adapt.memory import NOT_A_DIE
 from vision.read.classifier import N_CLASSES, DieFaceClassifier, predict_boxes
 from vision.types import DieBox
 
@@ -31,11 +32,18 @@ def softmax(logits: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class LastLayerFix:
-    """A change to the last layer: `weights` (7, D) and `bias` (7,) added to the shipped ones."""
+    """A change to the last layer: `weights` (7, D) and `bias` (7,) added to the shipped ones.
+
+    Confirmed dice teach faces; only readings a player marked as no die teach what is no die.
+    Fitted on dice alone, the fix reorders the faces and leaves how sure the shipped layer is that a
+    crop is no die as it was: a table's dice, every one of them a die, would otherwise teach it
+    that everything is one, and it would read the table's spots and coins too.
+    """
 
     weights: np.ndarray
     bias: np.ndarray
-    dice: int  # how many confirmed dice it was fitted on
+    dice: int  # how many confirmed dice (and readings marked as no die) it was fitted on
+    not_dice: int = 0  # of those, readings marked as no die
 
     @classmethod
     def fit(
@@ -47,15 +55,16 @@ class LastLayerFix:
         steps: int = STEPS,
     ) -> LastLayerFix:
         """The change that fits dice with these features and shipped `logits` to their true
-        `faces` (1..6)."""
+        `faces` (1..6, or NOT_A_DIE for what a player said was no die)."""
         embeddings = np.asarray(embeddings, np.float64)
         logits = np.asarray(logits, np.float64)
         count, width = embeddings.shape
         weights, bias = np.zeros((N_CLASSES, width)), np.zeros(N_CLASSES)
+        face = np.asarray(faces, int)
         if count == 0:
             return cls(weights.astype(np.float32), bias.astype(np.float32), 0)
         target = np.zeros((count, N_CLASSES))
-        target[np.arange(count), np.asarray(faces, int) - 1] = 1.0
+        target[np.arange(count), np.where(face == NOT_A_DIE, N_CLASSES - 1, face - 1)] = 1.0
         # The loss's gradient changes by at most half the features' largest squared norm (plus
         # the penalty) per unit step: a step of its inverse always lowers the loss.
         rate = 1.0 / (0.5 * (float((embeddings**2).sum(axis=1).max()) + 1.0) + strength / count)
@@ -63,10 +72,15 @@ class LastLayerFix:
             error = softmax(logits + embeddings @ weights.T + bias) - target
             weights -= rate * (error.T @ embeddings / count + strength / count * weights)
             bias -= rate * (error.mean(axis=0) + strength / count * bias)
-        return cls(weights.astype(np.float32), bias.astype(np.float32), count)
+        return cls(weights.astype(np.float32), bias.astype(np.float32), count, int((face == NOT_A_DIE).sum()))
 
     def probabilities(self, embeddings: np.ndarray, logits: np.ndarray) -> np.ndarray:
-        return softmax(logits + embeddings @ self.weights.T + self.bias).astype(np.float32)
+        fitted = softmax(logits + embeddings @ self.weights.T + self.bias)
+        if self.not_dice == 0:
+            no_die = softmax(logits)[:, N_CLASSES - 1 :]
+            faces = fitted[:, : N_CLASSES - 1]
+            fitted = np.concatenate([faces / faces.sum(axis=1, keepdims=True) * (1 - no_die), no_die], axis=1)
+        return fitted.astype(np.float32)
 
 
 class TableClassifier:

@@ -1,8 +1,8 @@
-"""Learning a table as a game goes on: each confirmed throw is kept, and the head and the fix of
-the classifier's last layer (`vision.adapt.last_layer`) are rebuilt and swapped into the live
-reader at once. The head is saved next to the memory for the next start; the fix is fitted again
-from the memory at each start. The pictures of confirmed throws also set how sure the detector
-must be on this table (`vision.adapt.threshold`)."""
+"""Learning a table as a game goes on: each confirmed throw is kept, and the head, the spots the
+players marked as no die and the fix of the classifier's last layer (`vision.adapt.last_layer`) are
+rebuilt and swapped into the live reader at once. The head is saved next to the memory for the next
+start; the spots and the fix are made again from the memory at each start. The pictures of
+confirmed throws also set how sure the detector must be on this table (`vision.adapt.threshold`)."""
 
 from __future__ import annotations
 
@@ -16,12 +16,13 @@ from pathlib import Path
 import numpy as np
 
 from vision.adapt.last_layer import LastLayerFix, TableClassifier
-from vision.adapt.memory import Example, TableMemory
-from vision.adapt.neighbours import AdaptedReader, FaceNeighbours
+from vision.adapt.memory import NOT_A_DIE, Example, TableMemory
+from vision.adapt.neighbours import AdaptedReader, FaceNeighbours, NoDieSpots
 from vision.adapt.threshold import ReadAt, choose_threshold, misread_by_threshold
 from vision.live.settle import DiceReaderLike
 from vision.read.classifier import DieFaceClassifier
 from vision.read.reader import DiceReader
+from vision.types import DieBox
 
 HEAD_FILE = "adaptation.npz"
 DETECTOR_FILE = "detector.json"
@@ -45,6 +46,7 @@ class AdaptReport:
     # its own fit (None: the reader's classifier cannot be fitted).
     classifier_right: int | None = None
     fitted_right: int | None = None
+    not_dice: int = 0  # readings the players said were no die
 
 
 def _shipped_threshold(reader: DiceReaderLike) -> float | None:
@@ -92,16 +94,18 @@ def _fix_figures(classifier: DieFaceClassifier, examples: list[Example]) -> tupl
     embeddings, logits = _features(classifier, examples)
     faces = np.array([e.face for e in examples])
     throws = np.array([e.throw for e in examples])
-    shipped = int((logits[:, :6].argmax(axis=1) + 1 == faces).sum())
+    dice = faces != NOT_A_DIE
+    shipped = int((logits[dice, :6].argmax(axis=1) + 1 == faces[dice]).sum())
     fitted = 0
     for throw in np.unique(throws):
         held = throws == throw
+        scored = held & dice
         if held.all():
-            fitted += int((logits[held, :6].argmax(axis=1) + 1 == faces[held]).sum())
+            fitted += int((logits[scored, :6].argmax(axis=1) + 1 == faces[scored]).sum())
             continue
         fix = LastLayerFix.fit(embeddings[~held], logits[~held], faces[~held].tolist())
-        probabilities = fix.probabilities(embeddings[held], logits[held])
-        fitted += int((probabilities[:, :6].argmax(axis=1) + 1 == faces[held]).sum())
+        probabilities = fix.probabilities(embeddings[scored], logits[scored])
+        fitted += int((probabilities[:, :6].argmax(axis=1) + 1 == faces[scored]).sum())
     return shipped, fitted
 
 
@@ -123,12 +127,13 @@ def build(memory: TableMemory, reader: DiceReaderLike | None = None) -> AdaptRep
     head = FaceNeighbours.fit(examples)
     path = memory.root / HEAD_FILE
     head.save(path)
-    votes = head.votes(np.stack([e.crop for e in examples]), leave_out=[e.throw for e in examples]) if examples else []
-    adapted_right = sum(head.decide(e.read, v) == e.face for e, v in zip(examples, votes))
+    dice = [e for e in examples if e.is_die]
+    votes = head.votes(np.stack([e.crop for e in dice]), leave_out=[e.throw for e in dice]) if dice else []
+    adapted_right = sum(head.decide(e.read, v) == e.face for e, v in zip(dice, votes))
     return AdaptReport(
         len({e.throw for e in examples}),
-        len(examples),
-        sum(e.read == e.face for e in examples),
+        len(dice),
+        sum(e.read == e.face for e in dice),
         adapted_right,
         head.min_similarity,
         path,
@@ -136,6 +141,7 @@ def build(memory: TableMemory, reader: DiceReaderLike | None = None) -> AdaptRep
         len(misreads),
         shipped_right,
         fixed_right,
+        len(examples) - len(dice),
     )
 
 
@@ -150,8 +156,9 @@ class TableLearner:
         self._classifier = _features_of(reader)
         self._threshold = _load_threshold(self.memory)
         # Fitted again from the memory at each start: a fix belongs to the classifier it was fitted on.
-        self._fix = self._fitted(self.memory.examples())
-        self.reader = AdaptedReader(self._adapted(), self._load())
+        examples = self.memory.examples()
+        self._fix = self._fitted(examples)
+        self.reader = AdaptedReader(self._adapted(), self._load(), NoDieSpots.fit(examples))
         self._lock = threading.Lock()  # one rebuild at a time
 
     def _fitted(self, examples: list[Example]) -> LastLayerFix | None:
@@ -201,13 +208,22 @@ class TableLearner:
         except (OSError, ValueError, KeyError):
             return None  # a damaged head is rebuilt at the next confirmation
 
-    def learn(self, crops: np.ndarray, faces: Sequence[int], read: Sequence[int], confidences: Sequence[float]) -> None:
-        """Keeps one confirmed throw and adapts the live reader to it."""
-        self.memory.save(crops, faces, read, confidences)
+    def learn(
+        self,
+        crops: np.ndarray,
+        faces: Sequence[int],
+        read: Sequence[int],
+        confidences: Sequence[float],
+        boxes: Sequence[DieBox] | None = None,
+    ) -> None:
+        """Keeps one confirmed throw (faces 1..6, or NOT_A_DIE for what the player said was no die)
+        and adapts the live reader to it."""
+        self.memory.save(crops, faces, read, confidences, boxes)
         with self._lock:
             examples = self.memory.examples()
             head = FaceNeighbours.fit(examples)
             head.save(self.memory.root / HEAD_FILE)
             self.reader.head = head
+            self.reader.spots = NoDieSpots.fit(examples)
             self._fix = self._fitted(examples)
             self.reader.inner = self._adapted()

@@ -3,7 +3,8 @@ and the last confirmed pictures with every face they show.
 
 On disk, one folder per throw under the memory's root: `crops.npz` (the (N, 32, 32, 3) crops cut
 with `vision.read.crops.crop_die`) and `faces.json` (true faces, the reader's values and
-confidences, in the crops' order). Under `frames/`, one folder per confirmed picture:
+confidences and boxes, in the crops' order; a true face of `NOT_A_DIE` marks something the reader
+took for a die and the player said was none). Under `frames/`, one folder per confirmed picture:
 `frame.jpg` and `faces.json` (every die the picture shows, in play or set aside, and how many
 dice the reader got wrong in it at each detector threshold tried); only the newest
 `MAX_FRAMES` are kept.
@@ -23,10 +24,11 @@ import cv2
 import numpy as np
 
 from vision.read.crops import crop_dice
-from vision.types import DieReading
+from vision.types import DieBox, DieReading
 
 MAX_FRAMES = 30
 FRAMES = "frames"
+NOT_A_DIE = 0  # the true face of a reading that the player said was no die at all
 
 
 @dataclass(frozen=True)
@@ -44,10 +46,15 @@ class Example:
     """One die a player confirmed."""
 
     crop: np.ndarray  # (32, 32, 3) uint8 BGR
-    face: int  # the true face
+    face: int  # the true face, or NOT_A_DIE
     read: int  # what the reader said
     confidence: float
     throw: int  # which saved throw it came from
+    box: DieBox | None = None  # where it lay in the frame (throws kept before boxes were: None)
+
+    @property
+    def is_die(self) -> bool:
+        return self.face != NOT_A_DIE
 
 
 def crops_of(frame_bgr: np.ndarray, readings: Sequence[DieReading]) -> np.ndarray:
@@ -62,12 +69,22 @@ class TableMemory:
         self.root = Path(root)
         self._lock = threading.Lock()
 
-    def save(self, crops: np.ndarray, faces: Sequence[int], read: Sequence[int], confidences: Sequence[float]) -> Path:
-        """Keeps one confirmed throw; crops, faces, read values and confidences in the same order."""
+    def save(
+        self,
+        crops: np.ndarray,
+        faces: Sequence[int],
+        read: Sequence[int],
+        confidences: Sequence[float],
+        boxes: Sequence[DieBox] | None = None,
+    ) -> Path:
+        """Keeps one confirmed throw; crops, faces (1..6, or NOT_A_DIE), read values, confidences and
+        (when known) boxes in the same order."""
         if not (len(crops) == len(faces) == len(read) == len(confidences)) or len(faces) == 0:
             raise ValueError("a confirmed throw needs one crop, face, reading and confidence per die")
-        if any(not 1 <= int(f) <= 6 for f in faces):
-            raise ValueError(f"faces must be 1..6, not {list(faces)}")
+        if boxes is not None and len(boxes) != len(faces):
+            raise ValueError("a confirmed throw needs one box per die, or none at all")
+        if any(not NOT_A_DIE <= int(f) <= 6 for f in faces):
+            raise ValueError(f"faces must be 1..6 or {NOT_A_DIE} (not a die), not {list(faces)}")
         with self._lock:
             folder = _new_folder(self.root)
             partial = self.root / f".{folder.name}.partial"
@@ -80,6 +97,7 @@ class TableMemory:
                         "read": [int(v) for v in read],
                         "confidences": [round(float(c), 4) for c in confidences],
                         "saved": time.time(),
+                        **({} if boxes is None else {"boxes": [_box_record(b) for b in boxes]}),
                     }
                 )
             )
@@ -153,16 +171,23 @@ class TableMemory:
             try:
                 crops = np.load(folder / "crops.npz")["crops"]
                 info = json.loads((folder / "faces.json").read_text())
-            except (OSError, ValueError, KeyError):
+                boxes = [DieBox(*map(float, b)) for b in info["boxes"]] if "boxes" in info else [None] * len(crops)
+            except (OSError, ValueError, KeyError, TypeError):
                 continue  # a damaged throw is skipped, not fatal
-            for crop, face, read, confidence in zip(crops, info["faces"], info["read"], info["confidences"]):
-                result.append(Example(crop, int(face), int(read), float(confidence), int(folder.name)))
+            for crop, face, read, confidence, box in zip(
+                crops, info["faces"], info["read"], info["confidences"], boxes
+            ):
+                result.append(Example(crop, int(face), int(read), float(confidence), int(folder.name), box))
         return result
 
     def __len__(self) -> int:
         if not self.root.is_dir():
             return 0
         return sum(1 for p in self.root.iterdir() if p.name.isdigit())
+
+
+def _box_record(box: DieBox) -> list[float]:
+    return [round(float(v), 2) for v in (box.cx, box.cy, box.w, box.h, box.angle)]
 
 
 def _new_folder(root: Path) -> Path:

@@ -22,7 +22,7 @@ import numpy as np
 
 from vision.adapt.memory import Example, crops_of
 from vision.live.settle import DiceReaderLike
-from vision.types import DieReading
+from vision.types import DieBox, DieReading
 
 K = 5
 MIN_SHARE = 0.6  # of the neighbours' weighted votes for the head's face
@@ -69,6 +69,8 @@ class FaceNeighbours:
 
     @classmethod
     def fit(cls, examples: Sequence[Example]) -> FaceNeighbours:
+        """The head of the confirmed dice among `examples` (what was no die has no face to vote)."""
+        examples = [e for e in examples if e.is_die]
         if not examples:
             return cls(np.zeros((0, 256), np.float32), np.zeros(0), np.zeros(0))
         crops = np.stack([e.crop for e in examples])
@@ -158,16 +160,77 @@ def replace_threshold(head: FaceNeighbours, examples: Sequence[Example]) -> Face
     return FaceNeighbours(head.vectors, head.faces, head.throws, best)
 
 
-class AdaptedReader:
-    """A reader whose values the table's head may correct; `head` may be swapped at any time."""
+class NoDieSpots:
+    """Where on this table the players marked a reading as no die, and what it looked like there.
 
-    def __init__(self, inner: DiceReaderLike, head: FaceNeighbours | None = None) -> None:
+    A fixed camera sees a table's own features in the same place throw after throw: a coin left
+    lying, a knot in the wood, a pip printed on the cloth. A new reading that lies on such a spot
+    (its centre within half a box of the spot's), is about as big (0.67 to 1.5 times) and shows the
+    same picture (its crop, slightly blurred, differs from the marked one by at most `MAX_CHANGE` of
+    full scale on average) is the same thing again. A die that lands there covers the spot and
+    changes the picture, so it stays.
+    """
+
+    MAX_CHANGE = 0.05
+    MAX_SPOTS = 100  # the newest marked readings; older ones may have been moved away
+
+    def __init__(self, boxes: Sequence[DieBox], crops: np.ndarray) -> None:
+        self.boxes = tuple(boxes)
+        self.pictures = _blurred(crops)
+
+    @classmethod
+    def fit(cls, examples: Sequence[Example]) -> NoDieSpots:
+        marked = [e for e in examples if not e.is_die and e.box is not None][-cls.MAX_SPOTS :]
+        crops = np.stack([e.crop for e in marked]) if marked else np.zeros((0, 32, 32, 3), np.uint8)
+        return cls([e.box for e in marked if e.box is not None], crops)
+
+    def __len__(self) -> int:
+        return len(self.boxes)
+
+    def covered(self, frame_bgr: np.ndarray, readings: Sequence[DieReading]) -> list[bool]:
+        """For each reading, whether it is one of the table's marked spots again."""
+        if not self.boxes or not readings:
+            return [False] * len(readings)
+        pictures = _blurred(crops_of(frame_bgr, readings))
+        result = []
+        for reading, picture in zip(readings, pictures):
+            box = reading.box
+            result.append(
+                any(
+                    math.hypot(box.cx - spot.cx, box.cy - spot.cy) <= 0.5 * max(spot.size, box.size)
+                    and 0.67 <= box.size / max(spot.size, 1e-6) <= 1.5
+                    and float(np.abs(picture - marked).mean()) <= self.MAX_CHANGE * 255
+                    for spot, marked in zip(self.boxes, self.pictures)
+                )
+            )
+        return result
+
+
+def _blurred(crops: np.ndarray) -> np.ndarray:
+    """Crops as float pictures, blurred a little: a box's jitter and the camera's noise matter less."""
+    return np.stack([cv2.GaussianBlur(c.astype(np.float32), (0, 0), 1.0) for c in crops]) if len(crops) else crops
+
+
+class AdaptedReader:
+    """A reader whose values the table's head may correct and whose readings on the table's marked
+    spots are dropped; `head` and `spots` may be swapped at any time."""
+
+    def __init__(
+        self, inner: DiceReaderLike, head: FaceNeighbours | None = None, spots: NoDieSpots | None = None
+    ) -> None:
         self.inner = inner
         self.head = head
+        self.spots = spots
         self.corrected = 0
+        self.dropped = 0
 
     def read(self, frame_bgr: np.ndarray) -> list[DieReading]:
         readings = list(self.inner.read(frame_bgr))
+        spots = self.spots
+        if spots is not None and len(spots) and readings:
+            covered = spots.covered(frame_bgr, readings)
+            self.dropped += sum(covered)
+            readings = [r for r, on_spot in zip(readings, covered) if not on_spot]
         head = self.head
         if head is None or head.size == 0 or head.min_similarity == math.inf or not readings:
             return readings

@@ -54,8 +54,10 @@
       const unsure = new Set(proposal && proposal.doubtful ? proposal.doubtful : []);
       $("camera-faces").innerHTML = faces.map((face, i) => {
         const doubt = unsure.has(i) ? " doubtful" : "";
-        const label = `die ${i + 1}: ${face}${doubt ? ", the camera is unsure" : ""}`;
-        return `<button type="button" class="face-button camera-face${doubt}" data-index="${i}" aria-label="${label}">${face}</button>`;
+        const none = face === null ? " not-a-die" : "";
+        const shown = face === null ? "✕" : face;
+        const label = `die ${i + 1}: ${face === null ? "not a die" : face}${doubt ? ", the camera is unsure" : ""}`;
+        return `<button type="button" class="face-button camera-face${doubt}${none}" data-index="${i}" aria-label="${label}">${shown}</button>`;
       }).join("");
     }
 
@@ -105,11 +107,25 @@
       const button = event.target.closest("button[data-index]");
       if (!button) return;
       const i = Number(button.dataset.index);
-      faces[i] = faces[i] % 6 + 1;
+      // The camera's own dice go on from 6 to "not a die" (null), for a spot or a coin it took for one.
+      const seen = proposal ? proposal.faces.length : 0;
+      if (faces[i] === null) faces[i] = 1;
+      else if (faces[i] === 6 && i < seen) faces[i] = null;
+      else faces[i] = faces[i] % 6 + 1;
       draw();
     });
     $("camera-add").addEventListener("click", () => { if (faces.length < 8) { faces.push(1); draw(); } });
-    $("camera-remove").addEventListener("click", () => { if (faces.length > 1) { faces.pop(); draw(); } });
+    // Removing takes off a die the player added; the camera's own dice stay in place, marked ✕,
+    // so that each of them still matches its picture when the table learns from the throw.
+    $("camera-remove").addEventListener("click", () => {
+      const seen = proposal ? proposal.faces.length : 0;
+      if (faces.length > seen) faces.pop();
+      else {
+        const last = faces.map((face, i) => (face === null ? -1 : i)).filter((i) => i >= 0).pop();
+        if (last !== undefined && faces.filter((face) => face !== null).length > 1) faces[last] = null;
+      }
+      draw();
+    });
     $("camera-ok").addEventListener("click", () => proposal && send(script.dataset.confirmUrl,
       { proposal: proposal.id, dice: faces }));
     $("camera-dismiss").addEventListener("click", () => proposal && send(script.dataset.dismissUrl,

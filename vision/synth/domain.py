@@ -271,3 +271,99 @@ def random_sample(
         size_array[inside].astype(np.float32),
         np.asarray(values, np.int64)[inside],
     )
+
+
+@dataclass(frozen=True)
+class _Thing:
+    """A piece of clutter that stays where it lies on a session's table."""
+
+    cx: float
+    cy: float
+    size: float
+    seed: int
+
+
+class TableSession:
+    """One table under one camera, thrown on again and again: the surface, tray, clutter, light
+    and camera angle stay, and so does the player's set of dice; where the dice land and which
+    faces they show change with every throw. This is what a table's learner meets
+    (`vision.adapt`): a table whose own features fool the reader the same way, throw after throw.
+    """
+
+    def __init__(
+        self,
+        seed: int,
+        width: int = 1280,
+        height: int = 720,
+        die_size: tuple[float, float] = (30.0, 90.0),
+        dice: int = 6,
+    ) -> None:
+        rng = np.random.default_rng(seed)
+        self.width, self.height, self.dice = width, height, dice
+        table = draw_surface(str(rng.choice(SURFACES)), width, height, rng)
+        if rng.random() < 0.6:
+            grey = cv2.cvtColor(cv2.cvtColor(table, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+            table = cv2.addWeighted(table, 1 - (k := float(rng.uniform(0.3, 0.9))), grey, k, 0)
+        if rng.random() < 0.2:
+            _tray(table, rng)
+        self.size = float(math.exp(rng.uniform(math.log(die_size[0]), math.log(die_size[1]))))
+        self.things = tuple(
+            _Thing(
+                float(rng.uniform(0, width)),
+                float(rng.uniform(0, height)),
+                self.size * float(rng.uniform(0.7, 1.5)),
+                int(rng.integers(1 << 30)),
+            )
+            for _ in range(1 + int(rng.poisson(1.5)))
+        )
+        for thing in self.things:
+            draw_random_clutter(table, thing.cx, thing.cy, thing.size, np.random.default_rng(thing.seed))
+        self.table = table
+        self.oblique = float(rng.uniform(0, 1)) if rng.random() < 0.6 else 0.0
+        self.lean_direction = 90.0 if rng.random() < 0.7 else float(rng.uniform(0, 360))
+        self.matrix = _perspective(width, height, rng, self.oblique) if self.oblique > 0 else None
+        self.colours = (
+            [die_colours(rng, 0.55, 25)] * dice
+            if rng.random() < MATCHED_SET
+            else [die_colours(rng, 0.55, 25) for _ in range(dice)]
+        )
+        self.light_seed = int(rng.integers(1 << 30))
+
+    def throw(self, rng: np.random.Generator, count: int | None = None) -> SceneSample:
+        """The table with `count` of the set's dice (1 to all of them when None) thrown on it."""
+        count = int(rng.integers(1, self.dice + 1)) if count is None else count
+        spots = [
+            spot
+            for spot in _place(rng, count * 3, self.size, self.width, self.height)
+            if all(math.hypot(spot[0] - t.cx, spot[1] - t.cy) > (spot[2] + t.size) * 0.65 for t in self.things)
+        ][:count]
+        lean = self.oblique * 35
+        dice = tuple(
+            _random_die(rng, x, y, s, lean, self.lean_direction, self.colours[i]) for i, (x, y, s) in enumerate(spots)
+        )
+        effects = Effects(shadow=0.4, shadow_offset=(0.15, 0.15))
+        # A die turned so far that no face is read is left out, so that every die drawn is
+        # labelled: whatever else the reader reports is the table's doing.
+        faces = [top_face(die, geometry) for die, geometry in zip(dice, draw_dice(self.table.copy(), dice, effects))]
+        shown = [(die, face) for die, face in zip(dice, faces) if face is not None and face[1] >= MIN_FACING]
+        frame = self.table.copy()
+        draw_dice(frame, tuple(die for die, _ in shown), effects)
+        corners_list = [face[0] for _, face in shown]
+        values = [die.value for die, _ in shown]
+        corners: np.ndarray = np.asarray(corners_list, np.float32).reshape(-1, 4, 2)
+        if self.matrix is not None:
+            frame = cv2.warpPerspective(frame, self.matrix, (self.width, self.height), borderMode=cv2.BORDER_REFLECT)
+            if len(corners):
+                corners = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), self.matrix).reshape(-1, 4, 2)
+        frame = _camera(_light(frame, np.random.default_rng(self.light_seed)), rng)
+        centres = corners.mean(axis=1) if len(corners) else np.zeros((0, 2), np.float32)
+        sizes = (corners.max(axis=1) - corners.min(axis=1)) if len(corners) else np.zeros((0, 2), np.float32)
+        inside = (
+            (centres[:, 0] >= 0) & (centres[:, 0] < self.width) & (centres[:, 1] >= 0) & (centres[:, 1] < self.height)
+        )
+        return SceneSample(
+            frame,
+            centres[inside].astype(np.float32),
+            sizes[inside].astype(np.float32),
+            np.asarray(values, np.int64)[inside],
+        )

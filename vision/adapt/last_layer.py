@@ -1,12 +1,13 @@
 """The classifier's last layer, corrected for one table.
 
 The shipped classifier ends in one linear layer over features it pools from a die's crop
-(`DieFaceClassifier.features`). From a table's confirmed dice, a correction of that layer is
-fitted: a small change of its weights and bias, by gradient descent on the cross-entropy of the
-confirmed faces plus a penalty on the change's size, so that a few confirmed dice can only nudge
-the shipped layer, not replace it. The reader then decides with the corrected probabilities,
-through its usual rules: a die the pips leave in doubt, and a pip-less die the shipped layer was
-not sure enough of, can be read.
+(`DieFaceClassifier.features`). From a table's confirmed dice, and the readings its players
+marked as no die, a correction of that layer is fitted: a small change of its weights and bias,
+by gradient descent on the cross-entropy of the confirmed faces plus a penalty on the change's
+size, so that a few confirmed dice can only nudge the shipped layer, not replace it. The reader
+then decides with the corrected probabilities, through its usual rules: a die the pips leave in
+doubt, and a pip-less die the shipped layer was not sure enough of, can be read, and a reading
+like those marked as no die can be dropped.
 """
 
 from __future__ import annotations

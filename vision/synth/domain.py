@@ -181,6 +181,31 @@ def _perspective(width: int, height: int, rng: np.random.Generator, strength: fl
     return cv2.getPerspectiveTransform(src, dst) @ turn3
 
 
+def _surface(rng: np.random.Generator, width: int, height: int) -> np.ndarray:
+    """A procedural table surface; most real tables are muted, so its colours are often pulled
+    towards grey."""
+    frame = draw_surface(str(rng.choice(SURFACES)), width, height, rng)
+    if rng.random() < 0.6:
+        grey = cv2.cvtColor(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+        frame = cv2.addWeighted(frame, 1 - (k := float(rng.uniform(0.3, 0.9))), grey, k, 0)
+    return frame
+
+
+def _labelled(frame: np.ndarray, corners: np.ndarray, values: Sequence[int]) -> SceneSample:
+    """The frame with the centre and box of each top face (`corners`, (n, 4, 2) in the frame)
+    whose centre lies inside it."""
+    height, width = frame.shape[:2]
+    centres = corners.mean(axis=1) if len(corners) else np.zeros((0, 2), np.float32)
+    sizes = (corners.max(axis=1) - corners.min(axis=1)) if len(corners) else np.zeros((0, 2), np.float32)
+    inside = (centres[:, 0] >= 0) & (centres[:, 0] < width) & (centres[:, 1] >= 0) & (centres[:, 1] < height)
+    return SceneSample(
+        frame,
+        centres[inside].astype(np.float32),
+        sizes[inside].astype(np.float32),
+        np.asarray(values, np.int64)[inside],
+    )
+
+
 def random_sample(
     rng: np.random.Generator,
     width: int = 384,
@@ -196,10 +221,7 @@ def random_sample(
         if rng.random() < 0.5:
             frame = frame[::-1].copy()
     else:
-        frame = draw_surface(str(rng.choice(SURFACES)), width, height, rng)
-        if rng.random() < 0.6:  # most real tables are muted: pull the colours towards grey
-            grey = cv2.cvtColor(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
-            frame = cv2.addWeighted(frame, 1 - (k := float(rng.uniform(0.3, 0.9))), grey, k, 0)
+        frame = _surface(rng, width, height)
     if rng.random() < 0.2:
         _tray(frame, rng)
 
@@ -257,20 +279,7 @@ def random_sample(
             corners = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), matrix).reshape(-1, 4, 2)
     frame = _camera(_light(frame, rng), rng)
 
-    centre_array = corners.mean(axis=1) if len(corners) else np.zeros((0, 2), np.float32)
-    size_array = (corners.max(axis=1) - corners.min(axis=1)) if len(corners) else np.zeros((0, 2), np.float32)
-    inside = (
-        (centre_array[:, 0] >= 0)
-        & (centre_array[:, 0] < width)
-        & (centre_array[:, 1] >= 0)
-        & (centre_array[:, 1] < height)
-    )
-    return SceneSample(
-        frame,
-        centre_array[inside].astype(np.float32),
-        size_array[inside].astype(np.float32),
-        np.asarray(values, np.int64)[inside],
-    )
+    return _labelled(frame, corners, values)
 
 
 @dataclass(frozen=True)
@@ -300,10 +309,7 @@ class TableSession:
     ) -> None:
         rng = np.random.default_rng(seed)
         self.width, self.height, self.dice = width, height, dice
-        table = draw_surface(str(rng.choice(SURFACES)), width, height, rng)
-        if rng.random() < 0.6:
-            grey = cv2.cvtColor(cv2.cvtColor(table, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
-            table = cv2.addWeighted(table, 1 - (k := float(rng.uniform(0.3, 0.9))), grey, k, 0)
+        table = _surface(rng, width, height)
         if rng.random() < 0.2:
             _tray(table, rng)
         self.size = float(math.exp(rng.uniform(math.log(die_size[0]), math.log(die_size[1]))))
@@ -356,14 +362,4 @@ class TableSession:
             if len(corners):
                 corners = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), self.matrix).reshape(-1, 4, 2)
         frame = _camera(_light(frame, np.random.default_rng(self.light_seed)), rng)
-        centres = corners.mean(axis=1) if len(corners) else np.zeros((0, 2), np.float32)
-        sizes = (corners.max(axis=1) - corners.min(axis=1)) if len(corners) else np.zeros((0, 2), np.float32)
-        inside = (
-            (centres[:, 0] >= 0) & (centres[:, 0] < self.width) & (centres[:, 1] >= 0) & (centres[:, 1] < self.height)
-        )
-        return SceneSample(
-            frame,
-            centres[inside].astype(np.float32),
-            sizes[inside].astype(np.float32),
-            np.asarray(values, np.int64)[inside],
-        )
+        return _labelled(frame, corners, values)

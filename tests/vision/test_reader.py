@@ -365,6 +365,25 @@ def test_the_live_reader_drops_a_speck_read_as_a_one_as_the_reader_of_photos_doe
         assert sorted(r.value for r in readings) == [3, 5, 6]
 
 
+def test_the_live_reader_looks_only_at_the_pips_of_sure_ones_small_enough_to_be_specks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import vision.read.reader as reader_module
+
+    looked: list[DieBox] = []
+    find_pips = reader_module.find_pips
+    monkeypatch.setattr(reader_module, "find_pips", lambda *args: looked.append(args[1].box) or find_pips(*args))
+    dice = [DrawnDie(v, (250 + 250 * i, 300), 70, 15.0 * i) for i, v in enumerate((3, 5, 6, 1))]
+    frame = draw_scene(1280, 720, dice, seed=6)
+    cv2.circle(frame, (1150, 560), 5, (40, 40, 40), cv2.FILLED, cv2.LINE_AA)
+    speck = DieBox(1150.0, 560.0, 30.0, 30.0)
+    finder = BoxesAt(*[DieBox(float(d.center[0]), float(d.center[1]), 72.0, 72.0) for d in dice], speck)
+    classifier = FaceByPlace({250: 3, 500: 5, 750: 6, 1000: 1, 1150: 1}, sure=0.95)
+    readings = DiceReader(classifier, detector=finder, settings=LIVE).read(frame)
+    assert sorted(r.value for r in readings) == [1, 3, 5, 6]
+    assert looked == [speck]
+
+
 def test_a_small_die_showing_more_than_one_pip_is_kept() -> None:
     dice = [DrawnDie(v, (250 + 300 * i, 300), 70 if i < 3 else 36, 0.0) for i, v in enumerate((3, 5, 6, 2))]
     frame = draw_scene(1280, 720, dice, seed=7)

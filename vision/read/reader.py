@@ -8,7 +8,7 @@ doubt, drops what is no die, and overrules a pip count it is sure is wrong.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol, runtime_checkable
 
@@ -144,20 +144,36 @@ def _centred_on_pips(reading: DieReading, pips: PipFinding, face: FaceRead) -> D
 _UNREAD = FaceRead(None, 0, float("inf"), ("not read",))
 
 
-def _without_specks(inspections: list[Inspection], share: float, sure: float) -> list[Inspection]:
+def _without_specks(
+    inspections: list[Inspection],
+    share: float,
+    sure: float,
+    unlooked_ones: Collection[int] = (),
+    look: Callable[[int], Inspection] | None = None,
+) -> list[Inspection]:
     """The inspections with each one-pip reading much smaller than the other dice dropped (see
-    `ReaderSettings.speck_size`)."""
+    `ReaderSettings.speck_size`).
+
+    `unlooked_ones` are the indexes of ones read as the classifier says without a look at their
+    pips; only those small enough to be specks are looked at, with `look`: the others are kept
+    whatever their pips show."""
     read = [(i, item.reading) for i, item in enumerate(inspections) if item.reading is not None]
     if len(read) < 3:
         return inspections
     sides = [max(reading.box.w, reading.box.h) for _, reading in read]
     kept = list(inspections)
     for k, (i, reading) in enumerate(read):
-        if reading.value != 1 or (reading.method == "classifier" and reading.confidence >= sure):
+        if reading.value != 1 or sides[k] >= share * float(median(sides[:k] + sides[k + 1 :])):
             continue
-        others = float(median(sides[:k] + sides[k + 1 :]))
-        if sides[k] < share * others:
-            kept[i] = replace(inspections[i], reading=None)
+        if i in unlooked_ones and look is not None:
+            kept[i] = look(i)
+            looked = kept[i].reading
+            if looked is None or looked.value != 1:
+                continue
+            reading = looked
+        if reading.method == "classifier" and reading.confidence >= sure:
+            continue
+        kept[i] = replace(kept[i], reading=None)
     return kept
 
 
@@ -223,15 +239,33 @@ class DiceReader:
             probabilities = np.asarray(self.classifier.predict(frame_bgr, [c.box for c in found]), dtype=np.float64)
             if probabilities.shape != (len(found), 7):
                 raise ValueError(f"classifier returned shape {probabilities.shape}, expected ({len(found)}, 7)")
-        inspections = [
-            self._inspect_one(frame_bgr, outline, None if probabilities is None else probabilities[index])
-            for index, outline in enumerate(found)
-        ]
+
+        def p_of(index: int) -> np.ndarray | None:
+            return None if probabilities is None else probabilities[index]
+
+        inspections = [self._inspect_one(frame_bgr, outline, p_of(index)) for index, outline in enumerate(found)]
         if self.settings.speck_size is not None:
-            inspections = _without_specks(inspections, self.settings.speck_size, self.settings.veto_probability)
+            # A one is what a speck on the table looks like, to the classifier too, and the speck
+            # check needs to know whether a small one's pips show a one: those are looked at now.
+            unlooked_ones = [
+                i
+                for i, item in enumerate(inspections)
+                if item.face is _UNREAD and item.reading is not None and item.reading.value == 1
+            ]
+            inspections = _without_specks(
+                inspections,
+                self.settings.speck_size,
+                self.settings.veto_probability,
+                unlooked_ones,
+                look=lambda i: self._inspect_one(frame_bgr, found[i], p_of(i), look=True),
+            )
         return inspections
 
-    def _inspect_one(self, frame_bgr: np.ndarray, outline: Candidate, p: np.ndarray | None) -> Inspection:
+    def _inspect_one(
+        self, frame_bgr: np.ndarray, outline: Candidate, p: np.ndarray | None, look: bool = False
+    ) -> Inspection:
+        """One found die's inspection. Unless `look`, what the classifier is sure of is read
+        without its pips (see `ReaderSettings.pips_only_in_doubt`)."""
         settings = self.settings
         if p is not None and self.mode == "combined":
             unlooked = PipFinding((), 0.0, outline.box.center)
@@ -240,10 +274,7 @@ class DiceReader:
                 # so its pips are not looked for.
                 return Inspection(outline, unlooked, _UNREAD, None)
             best = int(np.argmax(p[:NOT_A_DIE]))
-            # A one is what a speck on the table looks like, to the classifier too: the speck
-            # check needs to know whether its pips show a one, so a one is looked at anyway.
-            speck_like = best == 0 and settings.speck_size is not None
-            if settings.pips_only_in_doubt and p[best] >= settings.sure_probability and not speck_like:
+            if settings.pips_only_in_doubt and p[best] >= settings.sure_probability and not look:
                 reading = DieReading(best + 1, outline.box, round(float(p[best]), 3), "classifier")
                 return Inspection(outline, unlooked, _UNREAD, reading)
         candidate = face_of(outline, frame_bgr) if settings.face_mask else outline

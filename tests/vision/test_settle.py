@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
+import cv2
 import numpy as np
 import pytest
 
@@ -245,6 +247,26 @@ def test_motion_ignores_noise_and_a_dimming_light_but_sees_a_moved_die(table_fra
     shaken = np.roll(table_frame, (4, 3), axis=(0, 1))
     meter(table_frame)
     assert meter(shaken) > threshold
+
+
+def test_motion_in_a_dim_room_ignores_the_brightened_noise_but_sees_a_moved_die(table_frame: np.ndarray) -> None:
+    dim = (table_frame * (12.0 / table_frame.mean())).astype(np.uint8)
+    rng = np.random.default_rng(1)
+
+    def filmed(frame: np.ndarray) -> np.ndarray:
+        """As a webcam in a dim room sends it: noisy, then compressed."""
+        noisy = np.clip(frame + rng.normal(0, 3, frame.shape), 0, 255).astype(np.uint8)
+        return cv2.imdecode(cv2.imencode(".jpg", noisy, [cv2.IMWRITE_JPEG_QUALITY, 70])[1], cv2.IMREAD_COLOR)
+
+    config = SettleConfig()
+    assert config.dark_mean > dim.mean()
+    for meter, sees_noise in ((MotionMeter(config), False), (MotionMeter(replace(config, dark_mean=0.0)), True)):
+        meter(filmed(dim))
+        still = max(meter(filmed(dim)) for _ in range(10))
+        assert (still > config.motion_fraction) is sees_noise
+    meter = MotionMeter(config)
+    meter(filmed(dim))
+    assert meter(filmed(np.roll(dim, (4, 3), axis=(0, 1)))) > config.motion_fraction
 
 
 # ---- on the demo table: the whole watcher --------------------------------------------------------

@@ -49,6 +49,9 @@ class SettleConfig:
     read_share: float | None = None
     motion_width: int = 320  # frames are shrunk to this width to measure motion
     pixel_change: float = 14.0  # grey levels (after brightness normalising) that count as a change
+    # Frames are brightened to one mean grey, but one darker than this is brightened no further: in
+    # a dim room the sensor's noise and the compression's flicker would be brightened with it.
+    dark_mean: float = 64.0
     motion_fraction: float = 0.0015  # share of changed pixels above which the picture is moving
     same_place: float = 0.3  # die sizes: a die that moved less than this (same value) lay still
     # A still picture with a hand in it (see `vision.live.hands`) is not read. A "hand" that stays
@@ -80,7 +83,7 @@ class MotionMeter:
         height = max(1, round(image.shape[0] * width / image.shape[1]))
         small = cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA)
         grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0).astype(np.float32)
-        grey *= 128.0 / max(1.0, float(grey.mean()))
+        grey *= 128.0 / max(1.0, self.config.dark_mean, float(grey.mean()))
         previous, self._previous = self._previous, grey
         if previous is None or previous.shape != grey.shape:
             return 1.0

@@ -6,7 +6,9 @@ For each video: rests reported exactly once, missed, extra reports (a second rep
 report while the picture moves), rests read exactly (all faces, in play plus set aside) and the
 latency from the first still frame of a rest to the frame that reported it, median and worst. With
 `--read-share 1` reading is paced as on one core in real time: a read that takes 80 ms of wall time
-blocks reading for the next 80 ms of video.
+blocks reading for the next 80 ms of video. `--light warm` or `cold` films the table under a
+coloured light the camera's white balance did not make up for, and `--still-hands SHARE` puts a
+hand that holds still before that share of the rests.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.rest_videos import VideoStyle, VideoTruth, labelled_photos, make_video
+from benchmarks.rest_videos import LIGHTS, VideoStyle, VideoTruth, labelled_photos, make_video
 from vision.live.settle import DiceReaderLike, SettleConfig, SettledThrow, ThrowWatcher
 from vision.live.sources import VideoFileSource
 
@@ -131,6 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         help="pace reading as on one core in real time (1: reading may use the whole core)",
     )
     parser.add_argument("--still-hands", type=float, default=0.0, help="share of rests a still hand comes before")
+    parser.add_argument("--light", choices=sorted(LIGHTS), default="plain", help="a light the camera did not balance")
     parser.add_argument("--no-hand-check", action="store_true", help="settle without looking for still hands")
     parser.add_argument("--keep", type=Path, default=None, help="keep the videos in this folder")
     args = parser.parse_args(argv)
@@ -142,7 +145,8 @@ def main(argv: list[str] | None = None) -> int:
         folder.mkdir(parents=True, exist_ok=True)
         for n in range(args.videos):
             video = folder / f"rests_{args.seed + n}.avi"
-            style = VideoStyle(still_hand_share=args.still_hands)
+            tint, gamma = LIGHTS[args.light]
+            style = VideoStyle(still_hand_share=args.still_hands, tint=tint, gamma=gamma)
             truth = make_video(photos, video, args.rests, seed=args.seed + n, style=style)
             config = SettleConfig(read_share=args.read_share)
             if args.no_hand_check:

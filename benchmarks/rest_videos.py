@@ -48,6 +48,14 @@ class VideoStyle:
     gamma: float = 1.0
 
 
+# Lights the camera's white balance did not make up for: (tint, gamma) for `VideoStyle`.
+LIGHTS: dict[str, tuple[tuple[float, float, float] | None, float]] = {
+    "plain": (None, 1.0),
+    "warm": ((0.75, 0.95, 1.25), 1.35),  # an orange cast, darker mid-tones: a bulb at night
+    "cold": ((1.25, 1.0, 0.8), 0.9),  # a blue cast: a cold LED or shade
+}
+
+
 @dataclass(frozen=True)
 class Rest:
     """One rest in a video: frames [start, end) show `faces` lying still."""
@@ -282,6 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rest-seconds", type=float, default=1.5)
     parser.add_argument("--still-hands", type=float, default=0.0, help="share of rests a still hand comes before")
+    parser.add_argument("--light", choices=sorted(LIGHTS), default="plain")
     parser.add_argument("--out", type=Path, required=True, help="the video (.avi); the truth goes to OUT.json")
     args = parser.parse_args(argv)
     photos = labelled_photos(args.folders)
@@ -290,7 +299,12 @@ def main(argv: list[str] | None = None) -> int:
         args.out,
         args.rests,
         args.seed,
-        VideoStyle(rest_seconds=args.rest_seconds, still_hand_share=args.still_hands),
+        VideoStyle(
+            rest_seconds=args.rest_seconds,
+            still_hand_share=args.still_hands,
+            tint=LIGHTS[args.light][0],
+            gamma=LIGHTS[args.light][1],
+        ),
     )
     print(f"{args.out}: {truth.frames} frames, {len(truth.rests)} rests; truth in {args.out}.json")
     return 0

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from vision.live.demo_table import DemoTable, HandSprites
-from vision.live.hands import HandCheck
+from vision.live.hands import HandCheck, HandConfig
 from vision.live.settle import SettleConfig, SettledThrow, ThrowWatcher
 from vision.read.reader import DiceReader
 
@@ -64,6 +64,42 @@ def test_a_skin_coloured_table_is_no_hand(rest: tuple[DemoTable, np.ndarray]) ->
     # A hand the colour of the table cannot be told from it; what matters is that the table
     # alone is never taken for a hand.
     assert not check.look(wood).hand
+
+
+def lit(frame: np.ndarray, tint: tuple[float, float, float], gamma: float) -> np.ndarray:
+    """The frame under a coloured light: a gamma, then a gain per channel (B, G, R)."""
+    return np.clip(255.0 * (frame / 255.0) ** gamma * np.float32(tint), 0, 255).astype(np.uint8)
+
+
+LIGHTS = {"warm": ((0.75, 0.95, 1.25), 1.35), "cold": ((1.25, 1.0, 0.8), 0.9)}
+
+
+@pytest.mark.parametrize("light", sorted(LIGHTS))
+def test_a_hand_under_a_coloured_light_is_seen_once_the_light_is_balanced(
+    rest: tuple[DemoTable, np.ndarray], light: str
+) -> None:
+    table, image = rest
+    tint, gamma = LIGHTS[light]
+    held = lit(with_hand(table, image, 320, 200), tint, gamma)
+    for balance in (False, True):
+        check = HandCheck(HandConfig(balance=balance))
+        check.look(lit(image, tint, gamma))
+        # Such a light takes the hand's colour out of skin's range; the white dice show the light.
+        assert check.look(held).hand is balance
+
+
+@pytest.mark.parametrize("light", sorted(LIGHTS))
+def test_under_a_coloured_light_the_table_and_a_moved_die_are_still_no_hand(
+    rest: tuple[DemoTable, np.ndarray], light: str
+) -> None:
+    _, image = rest
+    tint, gamma = LIGHTS[light]
+    check = HandCheck()
+    check.look(lit(image, tint, gamma))
+    assert not check.look(lit(image, tint, gamma)).hand
+    moved = image.copy()
+    moved[100:130, 100:130] = moved[200:230, 200:230]
+    assert not check.look(lit(moved, tint, gamma)).hand
 
 
 def test_a_hand_accepted_as_table_is_no_longer_seen(rest: tuple[DemoTable, np.ndarray]) -> None:

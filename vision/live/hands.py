@@ -5,7 +5,9 @@ beside them, for longer than the dice need to settle. `HandCheck` compares a sti
 the table as it last lay without a hand (the reference) and finds a large region that
 
 - has changed since the reference,
-- has the chroma of skin (any tone: skin differs in lightness far more than in chroma),
+- has the chroma of skin (any tone: skin differs in lightness far more than in chroma), in the
+  picture as it is or balanced so that the reference's brightest colours are white (a warm or
+  cold light moves skin's chroma out of its range; white dice, pips and glare bring it back),
 - differs from the table's own colour (so a wooden table, skin-like itself, is not a hand),
 - and belongs to a changed region that reaches the frame's edge, as an arm does.
 
@@ -34,6 +36,9 @@ class HandConfig:
     new_scene_share: float = 0.2  # a change over more than this share is a new scene, not a hand
     change: float = 30.0  # Lab distance from the reference that counts as changed
     table_distance: float = 25.0  # Lab distance from the table's colour that a hand has at least
+    # Also look for skin in the picture balanced so that the reference's brightest colours are
+    # white: for a coloured light (chosen on rendered tables and `train` videos, see docs/camera.md).
+    balance: bool = True
 
 
 @dataclass(frozen=True)
@@ -52,8 +57,10 @@ class HandCheck:
 
     def __init__(self, config: HandConfig | None = None) -> None:
         self.config = config or HandConfig()
-        self._reference: np.ndarray | None = None
-        self._last: np.ndarray | None = None
+        # The table as it last lay without a hand: its Lab picture and the per-channel gains
+        # that make its brightest colours white.
+        self._reference: tuple[np.ndarray, np.ndarray] | None = None
+        self._last: tuple[np.ndarray, np.ndarray] | None = None
 
     def reset(self) -> None:
         self._reference = self._last = None
@@ -73,18 +80,23 @@ class HandCheck:
         of another size) only becomes the reference, as does a new scene."""
         config = self.config
         small, lab = self._small_lab(image)
-        reference, self._last = self._reference, lab
-        if reference is None or reference.shape != lab.shape:
-            self._reference = lab
+        # The light's colour, from the brightest of each channel (white dice and pips, glare): a
+        # table's mean would take a green cloth's colour for the light's.
+        brightest = np.percentile(small.reshape(-1, 3), 99.5, axis=0)
+        gains = (brightest.max() / np.maximum(brightest, 1.0)).astype(np.float32)
+        reference, self._last = self._reference, (lab, gains)
+        if reference is None or reference[0].shape != lab.shape:
+            self._reference = self._last
             return HandSighting(0.0, 0.0, False)
-        changed = np.linalg.norm(lab - reference, axis=2) > config.change
+        changed = np.linalg.norm(lab - reference[0], axis=2) > config.change
         changed_share = float(np.count_nonzero(changed)) / changed.size
         if changed_share > config.new_scene_share:
-            self._reference = lab
+            self._reference = self._last
             return HandSighting(0.0, changed_share, False)
-        ycrcb = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
-        cr, cb = ycrcb[:, :, 1], ycrcb[:, :, 2]
-        skin = (cr >= _SKIN_CR[0]) & (cr <= _SKIN_CR[1]) & (cb >= _SKIN_CB[0]) & (cb <= _SKIN_CB[1])
+        skin = _skin(small)
+        if config.balance:
+            balanced = np.clip(small * reference[1], 0, 255).astype(np.uint8)
+            skin |= _skin(balanced)
         table = np.median(lab.reshape(-1, 3)[::7], axis=0)
         unlike_table = np.linalg.norm(lab - table, axis=2) > config.table_distance
         # A hand comes with its arm from beyond the frame's edge: only a changed region that
@@ -100,5 +112,12 @@ class HandCheck:
         share = float(skin_counts[at_edge].max()) / changed.size if at_edge.any() else 0.0
         seen = share >= config.min_share
         if not seen:
-            self._reference = lab
+            self._reference = self._last
         return HandSighting(share, changed_share, seen)
+
+
+def _skin(small: np.ndarray) -> np.ndarray:
+    """Where a BGR picture has the chroma of skin."""
+    ycrcb = cv2.cvtColor(small, cv2.COLOR_BGR2YCrCb)
+    cr, cb = ycrcb[:, :, 1], ycrcb[:, :, 2]
+    return (cr >= _SKIN_CR[0]) & (cr <= _SKIN_CR[1]) & (cb >= _SKIN_CB[0]) & (cb <= _SKIN_CB[1])

@@ -15,7 +15,7 @@ from vision.types import DieBox, DieReading
 
 class ClassicBlobReader:
     def __init__(self, min_pip: float = 5.0, max_pip: float = 40.0, reach: float = 4.0) -> None:
-        params = cv2.SimpleBlobDetector_Params()
+        params = cv2.SimpleBlobDetector.Params()
         params.minThreshold, params.maxThreshold, params.thresholdStep = 40, 220, 15
         params.minRepeatability = 3
         params.filterByColor = False  # dark pips on light dice and light pips on dark dice
@@ -25,7 +25,7 @@ class ClassicBlobReader:
         params.filterByCircularity, params.minCircularity = True, 0.75
         params.filterByInertia, params.minInertiaRatio = True, 0.45
         params.filterByConvexity, params.minConvexity = True, 0.85
-        self._detector = cv2.SimpleBlobDetector_create(params)
+        self._detector = cv2.SimpleBlobDetector.create(params)
         self.reach = reach  # pips of one die lie within this many pip diameters of a neighbour
 
     def read(self, frame_bgr: np.ndarray) -> list[DieReading]:
@@ -65,6 +65,6 @@ def _components(linked: np.ndarray) -> tuple[int, np.ndarray]:
             i = stack.pop()
             for j in np.flatnonzero(linked[i] & (labels < 0)):
                 labels[j] = count
-                stack.append(j)
+                stack.append(int(j))
         count += 1
     return count, labels

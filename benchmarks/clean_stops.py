@@ -92,7 +92,7 @@ def one_stop(database: Path, which: signal.Signals = signal.SIGTERM, run_for: fl
     streams: list[_StreamReader] = []
     try:
         assert process.stdout is not None and process.stderr is not None
-        lines = []
+        lines: list[str] = []
         while True:
             line = process.stdout.readline()
             if not line:

@@ -179,7 +179,8 @@ class _Camera:
         gain = 1.0 + self.rng.normal(0, 0.008)
         light = frame.astype(np.float32)
         if self.style.tint is not None or self.style.gamma != 1.0:
-            light = 255.0 * (light / 255.0) ** self.style.gamma * np.float32(self.style.tint or (1.0, 1.0, 1.0))
+            tint = np.array(self.style.tint or (1.0, 1.0, 1.0), np.float32)
+            light = 255.0 * (light / 255.0) ** self.style.gamma * tint
         noisy = light * gain + self.rng.normal(0, self.style.noise, frame.shape).astype(np.float32)
         picture = np.clip(noisy, 0, 255).astype(np.uint8)
         return jpeg_round_trip(picture, self.style.jpeg_quality)
@@ -241,7 +242,7 @@ def make_video(
     order = list(photos)
     rng.shuffle(order)
     chosen = [order[i % len(order)] for i in range(rests)]
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), style.fps, (WIDTH, HEIGHT))
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), style.fps, (WIDTH, HEIGHT))
     if not writer.isOpened():
         raise OSError(f"cannot write a video to {path}")
     camera = _Camera(style, seed)

@@ -1,7 +1,7 @@
 """Read domain-randomised synthetic tables that no model was trained on.
 
     python benchmarks/synthetic_tables.py [--frames 150] [--seed 9001] [--json]
-        [--die-size MIN MAX] [--empty-only] [--no-coarse] [--detector-model PATH]
+        [--die-size MIN MAX] [--dice N] [--empty-only] [--no-coarse] [--detector-model PATH]
         [--classifier-model PATH]
 
 Frames come from `vision.synth.domain.random_sample` at 1280x720, from a seed far from the
@@ -9,7 +9,8 @@ training seeds (the detector's scenes use seeds 100003 and up, see
 `datasets/detector_scenes.py`): granite, marble, paper, prints, checks, wood, felt and cloth,
 trays, hands, coins, cards, pens and non-d6 dice, dice of any colour, oblique cameras, blur,
 noise and JPEG; about one frame in fourteen is an empty table (`--empty-only`: only those, the
-first `--frames` of them, to count the dice the reader reports where there are none). The
+first `--frames` of them, to count the dice the reader reports where there are none). `--dice N`
+throws N dice on every table (one die: a player's last throw). The
 renderer is the one the models learned from, so these figures are a check that nothing
 regressed on the kinds of table that real photo sets lack, not a measure of real tables.
 """
@@ -42,14 +43,15 @@ def labelled_frames(
     height: int = 720,
     die_size: tuple[float, float] = (15.0, 150.0),
     empty_only: bool = False,
+    dice: int | None = None,
 ) -> list[tuple[np.ndarray, list[LabelledDie]]]:
     """`count` synthetic frames with their dice as labels (top-face boxes); `die_size`: the
-    range of die sides in pixels. With `empty_only`, the first `count` frames without a
-    labelled die."""
+    range of die sides in pixels; `dice`: how many dice each table gets (None: drawn). With
+    `empty_only`, the first `count` frames without a labelled die."""
     rng = np.random.default_rng(seed)
     frames: list[tuple[np.ndarray, list[LabelledDie]]] = []
     while len(frames) < count:
-        sample = random_sample(rng, width, height, die_size=die_size)
+        sample = random_sample(rng, width, height, die_size=die_size, dice_count=dice)
         if empty_only and len(sample.values):
             continue
         labels = [
@@ -67,12 +69,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--die-size", type=float, nargs=2, default=(15.0, 150.0), metavar=("MIN", "MAX"), help="die sides in pixels"
     )
+    parser.add_argument("--dice", type=int, default=None, help="throw this many dice on every table")
     parser.add_argument("--empty-only", action="store_true", help="only frames without a die")
     parser.add_argument("--no-coarse", action="store_true", help="the detector without its coarse look for big dice")
     parser.add_argument("--detector-model", type=Path)
     parser.add_argument("--classifier-model", type=Path)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    if args.dice is not None and args.dice < 0:
+        parser.error(f"--dice must be 0 or more, not {args.dice}")
     cv2.setNumThreads(1)
     settings = DetectorSettings(coarse_side=None) if args.no_coarse else DetectorSettings()
     detector = (
@@ -84,11 +89,13 @@ def main(argv: list[str] | None = None) -> int:
     reader = DiceReader(classifier, detector=detector)
     evaluation = Evaluation()
     empty_frames = empty_false = 0
-    frames = labelled_frames(args.frames, args.seed, die_size=tuple(args.die_size), empty_only=args.empty_only)
+    frames = labelled_frames(
+        args.frames, args.seed, die_size=tuple(args.die_size), empty_only=args.empty_only, dice=args.dice
+    )
     for frame, labels in frames:
         readings = reader.read(frame)
         evaluation.add(readings, labels, 0.0)
-        if not labels:
+        if not labels and not args.dice:  # with --dice, a table without a label holds a leaning die
             empty_frames += 1
             empty_false += len(readings)
     summary = evaluation.summary()
@@ -96,6 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         "frames": args.frames,
         "seed": args.seed,
         "die_size": list(args.die_size),
+        "dice_per_table": args.dice,
         "labelled_dice": summary["labelled_dice"],
         **in_percent(summary),
         "empty_tables": empty_frames,

@@ -36,3 +36,19 @@ def test_the_command_counts_dice_reported_on_empty_tables(capsys: pytest.Capture
     result = json.loads(capsys.readouterr().out)
     assert result["empty_tables"] == 2 and result["labelled_dice"] == 0
     assert isinstance(result["dice_reported_on_empty_tables"], int)
+
+
+@pytest.mark.parametrize("dice", [1, 3])
+def test_every_table_gets_the_dice_asked_for(dice: int) -> None:
+    frames = labelled_frames(12, seed=3, width=320, height=240, dice=dice)
+    counts = [len(labels) for _, labels in frames]
+    # A die that lands leaning shows no top face and is not labelled; none is ever added.
+    assert max(counts) == dice
+    assert sum(count == dice for count in counts) >= len(frames) // 2
+
+
+def test_a_negative_number_of_dice_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as refused:
+        main(["--frames", "1", "--dice", "-1"])
+    assert refused.value.code == 2
+    assert "--dice" in capsys.readouterr().err

@@ -212,9 +212,11 @@ def random_sample(
     height: int = 384,
     die_size: tuple[float, float] = (10.0, 110.0),
     backgrounds: Sequence[np.ndarray] = (),
+    dice_count: int | None = None,
 ) -> SceneSample:
     """One domain-randomised frame. `backgrounds` are photos of bare tables to draw on now
-    and then, besides the procedural surfaces."""
+    and then, besides the procedural surfaces. `dice_count`: how many dice are thrown (as many as fit
+    when fewer do); None draws it, now and then none."""
     if backgrounds and rng.random() < 0.3:
         photo = backgrounds[int(rng.integers(len(backgrounds)))]
         frame = cv2.resize(photo, (width, height), interpolation=cv2.INTER_AREA)
@@ -227,7 +229,10 @@ def random_sample(
 
     size = float(math.exp(rng.uniform(math.log(die_size[0]), math.log(die_size[1]))))
     oblique = float(rng.uniform(0, 1)) if rng.random() < 0.6 else 0.0
-    count = 0 if rng.random() < 0.07 else int(min(rng.geometric(0.18), max(1, width * height / (size * size * 6))))
+    if dice_count is None:
+        count = 0 if rng.random() < 0.07 else int(min(rng.geometric(0.18), max(1, width * height / (size * size * 6))))
+    else:
+        count = dice_count
     spots = _place(rng, count, size, width, height)
 
     for _ in range(int(rng.poisson(1.2))):

@@ -78,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.dice is not None and args.dice < 0:
         parser.error(f"--dice must be 0 or more, not {args.dice}")
+    if args.dice and args.empty_only:
+        parser.error("--empty-only reads tables without dice; it cannot go with --dice above 0")
     cv2.setNumThreads(1)
     settings = DetectorSettings(coarse_side=None) if args.no_coarse else DetectorSettings()
     detector = (

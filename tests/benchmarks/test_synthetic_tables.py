@@ -47,8 +47,9 @@ def test_every_table_gets_the_dice_asked_for(dice: int) -> None:
     assert sum(count == dice for count in counts) >= len(frames) // 2
 
 
-def test_a_negative_number_of_dice_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("args", [["--dice", "-1"], ["--dice", "2", "--empty-only"]])
+def test_a_number_of_dice_that_cannot_be_drawn_is_refused(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as refused:
-        main(["--frames", "1", "--dice", "-1"])
+        main(["--frames", "1", *args])
     assert refused.value.code == 2
     assert "--dice" in capsys.readouterr().err

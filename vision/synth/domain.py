@@ -215,8 +215,8 @@ def random_sample(
     dice_count: int | None = None,
 ) -> SceneSample:
     """One domain-randomised frame. `backgrounds` are photos of bare tables to draw on now
-    and then, besides the procedural surfaces. `dice_count`: how many dice are thrown (as many as fit
-    when fewer do); None draws it, now and then none."""
+    and then, besides the procedural surfaces. `dice_count`: how many dice are thrown (as many
+    as fit when fewer do); None draws it, now and then none."""
     if backgrounds and rng.random() < 0.3:
         photo = backgrounds[int(rng.integers(len(backgrounds)))]
         frame = cv2.resize(photo, (width, height), interpolation=cv2.INTER_AREA)

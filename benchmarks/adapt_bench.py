@@ -29,14 +29,14 @@ import numpy as np
 
 from benchmarks.rendered_table import write_table
 from benchmarks.rest_bench import watch_video
-from benchmarks.rest_videos import LIGHTS, Rest, VideoStyle, VideoTruth, labelled_photos, make_video
+from benchmarks.rest_videos import Rest, VideoStyle, VideoTruth, labelled_photos, lit_by, make_video
 from vision.adapt.learner import TableLearner
 from vision.adapt.memory import NOT_A_DIE, crops_of
 from vision.adapt.neighbours import FaceNeighbours
 from vision.live.settle import DiceReaderLike, SettledThrow
 from vision.types import DieReading
 
-UNSEEN_LIGHT = VideoStyle(tint=LIGHTS["warm"][0], gamma=LIGHTS["warm"][1])
+UNSEEN_LIGHT = lit_by(VideoStyle(), "warm")
 
 
 def true_faces(rest: Rest, dice: Sequence[DieReading]) -> list[int | None]:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.rest_videos import LIGHTS, VideoStyle, VideoTruth, labelled_photos, make_video
+from benchmarks.rest_videos import LIGHTS, VideoStyle, VideoTruth, labelled_photos, lit_by, make_video
 from vision.live.settle import DiceReaderLike, SettleConfig, SettledThrow, ThrowWatcher
 from vision.live.sources import VideoFileSource
 
@@ -145,8 +145,7 @@ def main(argv: list[str] | None = None) -> int:
         folder.mkdir(parents=True, exist_ok=True)
         for n in range(args.videos):
             video = folder / f"rests_{args.seed + n}.avi"
-            tint, gamma = LIGHTS[args.light]
-            style = VideoStyle(still_hand_share=args.still_hands, tint=tint, gamma=gamma)
+            style = lit_by(VideoStyle(still_hand_share=args.still_hands), args.light)
             truth = make_video(photos, video, args.rests, seed=args.seed + n, style=style)
             config = SettleConfig(read_share=args.read_share)
             if args.no_hand_check:

@@ -17,7 +17,7 @@ import json
 import math
 import random
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -54,6 +54,17 @@ LIGHTS: dict[str, tuple[tuple[float, float, float] | None, float]] = {
     "warm": ((0.75, 0.95, 1.25), 1.35),  # an orange cast, darker mid-tones: a bulb at night
     "cold": ((1.25, 1.0, 0.8), 0.9),  # a blue cast: a cold LED or shade
 }
+
+
+def lit_by(style: VideoStyle, light: str) -> VideoStyle:
+    """`style` filmed under one of `LIGHTS`."""
+    tint, gamma = LIGHTS[light]
+    return replace(style, tint=tint, gamma=gamma)
+
+
+def under_light(picture: np.ndarray, tint: tuple[float, float, float] | None, gamma: float) -> np.ndarray:
+    """A float32 picture (0..255, BGR) under a light: a gamma, then a gain per channel."""
+    return 255.0 * (picture / 255.0) ** gamma * np.array(tint or (1.0, 1.0, 1.0), np.float32)
 
 
 @dataclass(frozen=True)
@@ -179,8 +190,7 @@ class _Camera:
         gain = 1.0 + self.rng.normal(0, 0.008)
         light = frame.astype(np.float32)
         if self.style.tint is not None or self.style.gamma != 1.0:
-            tint = np.array(self.style.tint or (1.0, 1.0, 1.0), np.float32)
-            light = 255.0 * (light / 255.0) ** self.style.gamma * tint
+            light = under_light(light, self.style.tint, self.style.gamma)
         noisy = light * gain + self.rng.normal(0, self.style.noise, frame.shape).astype(np.float32)
         picture = np.clip(noisy, 0, 255).astype(np.uint8)
         return jpeg_round_trip(picture, self.style.jpeg_quality)
@@ -300,12 +310,7 @@ def main(argv: list[str] | None = None) -> int:
         args.out,
         args.rests,
         args.seed,
-        VideoStyle(
-            rest_seconds=args.rest_seconds,
-            still_hand_share=args.still_hands,
-            tint=LIGHTS[args.light][0],
-            gamma=LIGHTS[args.light][1],
-        ),
+        lit_by(VideoStyle(rest_seconds=args.rest_seconds, still_hand_share=args.still_hands), args.light),
     )
     print(f"{args.out}: {truth.frames} frames, {len(truth.rests)} rests; truth in {args.out}.json")
     return 0

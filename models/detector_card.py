@@ -60,7 +60,7 @@ thread, on the frame shrunk or enlarged to 640 pixels on its long side.
 - Size: {size_bytes} bytes, ONNX opset 18, input `frame` (1, 3, H, W) BGR in 0..1 with H and W
   multiples of 32.
 - Training: {steps} steps of {batch} crops of 192x192, AdamW, learning rate {learning_rate} with
-  a warm-up and a cosine decay on the clock, focal loss on the centres (CenterNet's), L1 on
+  a warm-up and a cosine decay on the {schedule}, focal loss on the centres (CenterNet's), L1 on
   offsets and log sizes. {minutes} minutes wall clock on a 2-core CPU{shared}.
 - Command: `{command}`{lineage}
 
@@ -131,6 +131,7 @@ def write_card(model: Path, data: Path, card: Path) -> dict[str, object]:
             batch=info["batch"],
             learning_rate=info.get("learning_rate", 0.003),
             minutes=info["minutes"],
+            schedule="steps" if info.get("step_budget") else "clock",
             shared=info.get("shared", ""),
             command=info["command"],
             lineage=_lineage(info),

@@ -286,6 +286,12 @@ def _exported(
     return mean
 
 
+def progress_of(step: int, seconds: float, minutes: float, steps: int | None) -> float:
+    """How far training has gone, 0 to 1 and over: by steps when a step budget is given, else
+    by the clock, so that a busy machine shortens training rather than the decay."""
+    return step / steps if steps else seconds / (minutes * 60)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "datasets")
@@ -294,6 +300,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--without", choices=sorted(DOMAINS), action="append", default=[])
     parser.add_argument("--minutes", type=float, default=40.0)
+    parser.add_argument("--steps", type=int, default=None, help="train this many steps instead, the schedule on steps")
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--threads", type=int, default=1)
@@ -314,6 +321,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.average_after is not None and (args.init is None or not 0.0 <= args.average_after < 1.0):
         parser.error("--average-after needs --init (its batch norms stay frozen) and a share in [0, 1)")
+    if args.steps is not None and args.steps < 1:
+        parser.error(f"--steps must be at least 1, not {args.steps}")
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
     torch.manual_seed(args.seed)
@@ -343,13 +352,11 @@ def main(argv: list[str] | None = None) -> int:
     # The mean of the weights along the way (with the batch norms frozen, nothing else to redo).
     averaged = torch.optim.swa_utils.AveragedModel(net) if args.average_after is not None else None
     averaged_steps = 0
-    budget = args.minutes * 60
     t0 = time.time()
     step, last_save = 0, time.time()
     history = []
     while True:
-        # The schedule runs on the clock, so a busy machine shortens training, not the decay.
-        progress = (time.time() - t0) / budget
+        progress = progress_of(step, time.time() - t0, args.minutes, args.steps)
         if progress >= 1.0:
             break
         decay = 1.0 if args.constant_lr else 0.5 * (1 + math.cos(math.pi * progress))
@@ -384,6 +391,7 @@ def main(argv: list[str] | None = None) -> int:
         "real_photos": used,
         "synthetic_frames": len(synthetic),
         "steps": step,
+        "step_budget": args.steps,
         "batch": args.batch,
         "learning_rate": args.lr,
         "constant_learning_rate": args.constant_lr,

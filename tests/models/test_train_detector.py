@@ -1,0 +1,42 @@
+"""The detector's training script: its step budget (needs the `train` extra)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("onnx")
+
+from models.train_detector import main, progress_of  # noqa: E402
+from vision.read.detect import DiceDetector  # noqa: E402
+from vision.training.detector_frames import build  # noqa: E402
+
+
+def test_progress_runs_on_steps_when_a_step_budget_is_given() -> None:
+    assert progress_of(step=50, seconds=9999.0, minutes=1.0, steps=200) == 0.25
+    assert progress_of(step=50, seconds=30.0, minutes=1.0, steps=None) == 0.5
+
+
+def test_a_step_budget_trains_exactly_that_many_steps(tmp_path: Path) -> None:
+    frames, boxes = build(4, 3, 320, 1)
+    synthetic = tmp_path / "frames.npz"
+    np.savez(synthetic, frames=frames, boxes=boxes)
+    out = tmp_path / "detector.onnx"
+    no_photos = tmp_path / "no_photos"
+    no_photos.mkdir()
+    argv = ["--steps", "3", "--batch", "4", "--synthetic", str(synthetic), "--data", str(no_photos), "--out", str(out)]
+    assert main(argv) == 0
+    info = json.loads(out.with_suffix(".json").read_text())
+    assert info["steps"] == 3 and info["step_budget"] == 3
+    assert isinstance(DiceDetector(out).detect(np.zeros((240, 320, 3), np.uint8)), list)
+
+
+def test_a_step_budget_below_one_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["--steps", "0"])
+    assert stopped.value.code == 2
+    assert "--steps must be at least 1" in capsys.readouterr().err

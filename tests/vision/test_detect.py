@@ -4,12 +4,14 @@ rendered tables."""
 from __future__ import annotations
 
 import math
+import threading
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
+import vision.read.detect as detect_module
 from vision.read.classifier import ModelError, default_model_path
 from vision.read.detect import STRIDE, Detection, DetectorSettings, DiceDetector, load_default_detector
 from vision.synth.render import DieSpec, Scene, render
@@ -65,6 +67,53 @@ def test_network_input_holds_each_colour_plane_in_0_to_1(detector: DiceDetector)
         batch[0, :, resized.shape[0] :],
         batch[0, :, resized.shape[0] - 1 : resized.shape[0]].repeat(448 - resized.shape[0], 1),
     )
+
+
+def test_a_session_planned_for_one_shape_gives_what_the_open_session_gives() -> None:
+    detector = DiceDetector(default_model_path("dice_detector.onnx"))
+    frame = render(Scene(640, 360, background="wood", dice=(DieSpec(4, 300.0, 200.0, 50.0),), seed=2)).frame
+    batch, _ = detector.network_input(frame)
+    shaped = detector._session_for(batch.shape)
+    assert shaped is not detector._session and detector._session_for(batch.shape) is shaped
+    (planned,) = shaped.run(None, {detector._input: batch})
+    (open_shape,) = detector._session.run(None, {detector._input: batch})
+    np.testing.assert_allclose(planned, open_shape, atol=1e-4)
+
+
+def test_only_the_latest_shapes_keep_their_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(detect_module, "_SHAPED_SESSIONS", 2)
+    detector = DiceDetector(default_model_path("dice_detector.onnx"))
+    first = detector._session_for((1, 3, 64, 64))
+    detector._session_for((1, 3, 64, 96))
+    assert detector._session_for((1, 3, 64, 64)) is first  # used again: now the latest
+    detector._session_for((1, 3, 96, 64))
+    assert list(detector._shaped) == [(1, 3, 64, 64), (1, 3, 96, 64)]
+
+
+def test_a_look_reads_the_same_whether_its_input_array_is_new_or_kept(detector: DiceDetector) -> None:
+    frame = render(Scene(640, 360, background="felt", dice=(DieSpec(2, 200.0, 150.0, 40.0),), seed=4)).frame
+    resized = cv2.resize(frame, (640, 360))
+    buffers: dict[tuple[int, ...], np.ndarray] = {}
+    kept = detect_module._batch(resized, buffers)
+    assert detect_module._batch(resized[::-1], buffers) is kept  # the same shape: the same array
+    np.testing.assert_array_equal(kept, detect_module._batch(resized[::-1]))
+    first_read = DiceDetector(detector.path).detect(frame)
+    detector.detect(frame[::-1].copy())  # leaves another frame in the kept arrays
+    assert detector.detect(frame) == first_read and first_read
+
+
+def test_each_thread_writes_its_own_input_array(detector: DiceDetector) -> None:
+    arrays = []
+
+    def keep() -> None:
+        arrays.append(detect_module._batch(np.zeros((64, 64, 3), np.uint8), detector._buffers.by_shape))
+
+    threads = [threading.Thread(target=keep) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(arrays) == 2 and arrays[0] is not arrays[1]
 
 
 def test_a_file_that_is_no_model_is_refused(tmp_path: Path) -> None:
@@ -152,6 +201,7 @@ def test_another_threshold_shares_the_network(detector: DiceDetector) -> None:
     lower = detector.with_threshold(0.3)
     assert lower.settings.threshold == 0.3 and detector.settings.threshold == DetectorSettings().threshold
     assert lower._session is detector._session
+    assert lower._shaped is detector._shaped
     with pytest.raises(ValueError, match="between 0 and 1"):
         detector.with_threshold(1.5)
 

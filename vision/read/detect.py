@@ -11,6 +11,8 @@ frame shrunk further finds dice too big for the first.
 from __future__ import annotations
 
 import copy
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,10 @@ from vision.types import DieBox
 MODEL_NAME = "dice_detector.onnx"
 STRIDE = 4
 _MULTIPLE = 32  # the net halves the frame five times
+# A camera's frames all have one size. Planned for one input shape, the network runs about a
+# fifth faster than in a session that takes any shape (docs/vision.md, "Speed"), so each shape
+# gets a session of its own; the latest few are kept.
+_SHAPED_SESSIONS = 4
 # The views by their number, as cv2.flip codes: None as it is, 1 mirrored left to right,
 # 0 upside down, -1 both.
 _VIEWS: dict[int, tuple[int | None, ...]] = {1: (None,), 2: (None, 1), 4: (None, 1, 0, -1)}
@@ -71,6 +77,11 @@ class DiceDetector:
         if len(inputs) != 1 or len(inputs[0].shape) != 4 or inputs[0].shape[1] != 3 or outputs[0].shape[1] != 5:
             raise ModelError(f"{path} is not a dice detector (input {inputs[0].shape}, output {outputs[0].shape})")
         self._input = inputs[0].name
+        self._dims = tuple(inputs[0].shape)  # (batch, 3, height, width): sizes, or names where free
+        self._threads = threads
+        self._shaped: OrderedDict[tuple[int, ...], Any] = OrderedDict()
+        self._shaped_lock = threading.Lock()
+        self._buffers = _ThreadBuffers()
         self.path = path
         self.settings = settings or DetectorSettings()
 
@@ -154,8 +165,26 @@ class DiceDetector:
         return self._distinct([group.detection(len(views)) for group in sorted(sure, key=lambda g: -g.score)])
 
     def _look(self, resized: np.ndarray, scale: float, shape: tuple[int, ...], threshold: float) -> list[Detection]:
-        (maps,) = self._session.run(None, {self._input: _batch(resized)})
+        batch = _batch(resized, self._buffers.by_shape)
+        (maps,) = self._session_for(batch.shape).run(None, {self._input: batch})
         return self.decode(np.asarray(maps[0], np.float32), scale, shape, threshold)
+
+    def _session_for(self, shape: tuple[int, ...]) -> Any:
+        """The session planned for network inputs of this shape (see `_SHAPED_SESSIONS`)."""
+        fixed = {name: size for name, size in zip(self._dims, shape) if isinstance(name, str)}
+        if not fixed:
+            return self._session
+        with self._shaped_lock:
+            session = self._shaped.get(shape)
+            if session is not None:
+                self._shaped.move_to_end(shape)
+                return session
+        session = open_session(self.path, self._threads, "dice detector", fixed)
+        with self._shaped_lock:
+            self._shaped[shape] = session
+            while len(self._shaped) > _SHAPED_SESSIONS:
+                self._shaped.popitem(last=False)
+        return session
 
     def decode(
         self, maps: np.ndarray, scale: float, shape: tuple[int, ...], threshold: float | None = None
@@ -166,17 +195,19 @@ class DiceDetector:
         threshold = settings.threshold if threshold is None else threshold
         rows, columns = np.nonzero(maps[0] >= threshold)
         order = np.argsort(-maps[0, rows, columns], kind="stable")[: settings.max_dice * 2]
+        rows, columns = rows[order], columns[order]
+        # All peaks at once, each number by the same float operations as one at a time.
+        xs = (columns + maps[1, rows, columns].astype(np.float64)) * STRIDE / scale
+        ys = (rows + maps[2, rows, columns].astype(np.float64)) * STRIDE / scale
+        widths = np.exp(np.clip(maps[3, rows, columns], 0.0, 7.0)).astype(np.float64) / scale
+        heights = np.exp(np.clip(maps[4, rows, columns], 0.0, 7.0)).astype(np.float64) / scale
+        scores = maps[0, rows, columns].astype(np.float64)
         height, width = shape[:2]
-        peaks: list[Detection] = []
-        for index in order:
-            r, c = rows[index], columns[index]
-            cx = (c + float(maps[1, r, c])) * STRIDE / scale
-            cy = (r + float(maps[2, r, c])) * STRIDE / scale
-            if not (0 <= cx < width and 0 <= cy < height):
-                continue
-            w = float(np.exp(np.clip(maps[3, r, c], 0.0, 7.0))) / scale
-            h = float(np.exp(np.clip(maps[4, r, c], 0.0, 7.0))) / scale
-            peaks.append(Detection(DieBox(cx, cy, w, h, 0.0), round(float(maps[0, r, c]), 3)))
+        peaks = [
+            Detection(DieBox(cx, cy, w, h, 0.0), round(score, 3))
+            for cx, cy, w, h, score in zip(xs.tolist(), ys.tolist(), widths.tolist(), heights.tolist(), scores.tolist())
+            if 0 <= cx < width and 0 <= cy < height
+        ]
         return self._distinct(peaks)
 
     def _distinct(self, ordered: list[Detection]) -> list[Detection]:
@@ -196,17 +227,35 @@ class DiceDetector:
         return kept
 
 
-def _batch(resized: np.ndarray) -> np.ndarray:
-    """The network's (1, 3, H, W) input: the resized frame padded to a multiple of 32, in 0..1."""
+def _batch(resized: np.ndarray, buffers: dict[tuple[int, ...], np.ndarray] | None = None) -> np.ndarray:
+    """The network's (1, 3, H, W) input: the resized frame padded to a multiple of 32, in 0..1.
+
+    With `buffers`, it is written into the array kept there for its shape (made if missing)."""
     pad_h, pad_w = -resized.shape[0] % _MULTIPLE, -resized.shape[1] % _MULTIPLE
     if pad_h or pad_w:
         resized = cv2.copyMakeBorder(resized, 0, pad_h, 0, pad_w, cv2.BORDER_REPLICATE)
-    # Plane by plane: numpy's strided transpose-and-convert costs several times as much.
-    planes = np.empty((1, 3, *resized.shape[:2]), np.float32)
-    for channel, plane in enumerate(cv2.split(resized)):
-        planes[0, channel] = plane
+    shape = (1, 3, *resized.shape[:2])
+    planes = None if buffers is None else buffers.get(shape)
+    if planes is None:
+        planes = np.empty(shape, np.float32)
+        if buffers is not None:
+            if len(buffers) >= _SHAPED_SESSIONS:
+                buffers.clear()
+            buffers[shape] = planes
+    # Converted while transposed, then scaled in place: a third faster than plane by plane,
+    # and many times faster than scaling before the transpose.
+    planes[0] = resized.transpose(2, 0, 1)
     planes *= np.float32(1.0 / 255.0)
     return planes
+
+
+class _ThreadBuffers(threading.local):
+    """Each thread's input arrays, by shape. A fresh array of a frame's size a look costs the
+    first touch of its memory every time, and onnxruntime's run slows down after it too
+    (docs/vision.md, "Speed")."""
+
+    def __init__(self) -> None:
+        self.by_shape: dict[tuple[int, ...], np.ndarray] = {}
 
 
 class _Group:

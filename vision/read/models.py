@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -19,8 +20,11 @@ def default_model_path(name: str = "die_face.onnx") -> Path:
     return Path(__file__).resolve().parents[2] / "models" / name
 
 
-def open_session(path: Path, threads: int, what: str) -> Any:
-    """An onnxruntime CPU session for `path`, or `ModelError` saying what is wrong."""
+def open_session(path: Path, threads: int, what: str, fixed: Mapping[str, int] | None = None) -> Any:
+    """An onnxruntime CPU session for `path`, or `ModelError` saying what is wrong.
+
+    `fixed` gives named dimensions of the inputs (such as a height) a size, for a session that
+    only ever sees inputs of that shape; onnxruntime then plans such a session's work ahead."""
     try:
         import onnxruntime as ort
     except ImportError as exc:
@@ -31,6 +35,8 @@ def open_session(path: Path, threads: int, what: str) -> Any:
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.log_severity_level = 4  # our own message says what went wrong
+    for name, size in (fixed or {}).items():
+        options.add_free_dimension_override_by_name(name, size)
     try:
         return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime raises several unrelated types for a bad file

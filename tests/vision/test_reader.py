@@ -266,6 +266,18 @@ def test_combined_mode_reads_a_face_the_classifier_is_sure_of_without_looking_fo
     assert len(looked) >= 3
 
 
+def test_an_inspection_says_whether_the_pips_were_looked_for() -> None:
+    frame, _ = two_dice_and_a_blank()
+    sure = LIVE.sure_probability
+    classifier = FaceByPlace({250: 3, 650: 5, 1000: 2}, sure=sure)
+    live = DiceReader(classifier, detector=THREE_FOUND, settings=LIVE).inspect(frame)
+    assert [item.pips_looked_for for item in live] == [False, False, False]
+    still = DiceReader(classifier, detector=THREE_FOUND).inspect(frame)
+    assert [item.pips_looked_for for item in still] == [True, True, True]
+    unsure = FaceByPlace({250: 3, 650: 5, 1000: 2}, sure=sure - 0.01)
+    assert all(item.pips_looked_for for item in DiceReader(unsure, detector=THREE_FOUND, settings=LIVE).inspect(frame))
+
+
 def test_combined_mode_an_unsure_classifier_leaves_a_clear_pip_count_alone() -> None:
     frame, _ = two_dice_and_a_blank()
     settings = ReaderSettings()

@@ -59,6 +59,12 @@ class Inspection:
     face: FaceRead
     reading: DieReading | None
 
+    @property
+    def pips_looked_for(self) -> bool:
+        """Whether the die's pips were looked for: the live reader skips those of the dice the
+        classifier is sure of, and of the dice it is sure are none."""
+        return self.face is not _UNREAD
+
 
 @dataclass(frozen=True)
 class ReaderSettings:
@@ -250,7 +256,7 @@ class DiceReader:
             unlooked_ones = [
                 i
                 for i, item in enumerate(inspections)
-                if item.face is _UNREAD and item.reading is not None and item.reading.value == 1
+                if not item.pips_looked_for and item.reading is not None and item.reading.value == 1
             ]
             inspections = _without_specks(
                 inspections,

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import cv2
+import hypothesis
 import numpy as np
 import pytest
 from drawn import BLACK, IVORY, RED, DrawnDie, draw_coin, draw_scene, draw_table
+from hypothesis import strategies as st
 
 from vision.read.reader import LIVE, DiceReader, FaceClassifier, ReaderSettings
 from vision.types import DieBox, DieReading
@@ -258,12 +261,44 @@ def test_combined_mode_reads_a_face_the_classifier_is_sure_of_without_looking_fo
         (2, "classifier"),
     ]
     assert looked == []
-    # Any less sure, a pip count could still change the reading: the pips are looked for.
+    # Any less sure, a blank face (the third die) is dropped: the pips are looked for.
     readings = DiceReader(
         FaceByPlace({250: 3, 650: 5, 1000: 2}, sure=sure - 0.01), detector=THREE_FOUND, settings=settings
     ).read(frame)
-    assert [(r.value, r.method) for r in sorted(readings, key=lambda r: r.box.cx)] == [(3, "pips"), (5, "classifier")]
+    assert [(r.value, r.method) for r in sorted(readings, key=lambda r: r.box.cx)] == [
+        (3, "classifier"),
+        (5, "classifier"),
+    ]
     assert len(looked) >= 3
+    # Less sure than it must be to overrule the pips, the pips decide.
+    readings = DiceReader(
+        FaceByPlace({250: 1, 650: 5, 1000: 2}, sure=settings.overrule_probability - 0.05),
+        detector=THREE_FOUND,
+        settings=settings,
+    ).read(frame)
+    assert [(r.value, r.method) for r in sorted(readings, key=lambda r: r.box.cx)] == [(3, "pips"), (6, "pips")]
+
+
+def test_the_live_reader_stops_at_the_first_pip_when_the_classifier_has_settled_the_value(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import vision.read.reader as reader_module
+
+    faces_read: list[object] = []
+    read_face = reader_module.read_face
+    monkeypatch.setattr(reader_module, "read_face", lambda *a, **k: faces_read.append(a[0]) or read_face(*a, **k))
+    frame, _ = two_dice_and_a_blank()
+    settled = FaceByPlace({250: 3, 650: 5, 1000: 2}, sure=LIVE.overrule_probability)
+    live = DiceReader(settled, detector=THREE_FOUND, settings=LIVE).inspect(frame)
+    # The two dice show pips: found, not read as faces. The blank one gets every look.
+    assert [len(item.pips.pips) > 0 for item in live] == [True, True, False]
+    assert [item.pips_looked_for for item in live] == [True, True, True]
+    assert len(faces_read) == 1 + len(LIVE.second_looks)
+    assert [item.reading and (item.reading.value, item.reading.method) for item in live] == [
+        (3, "classifier"),
+        (5, "classifier"),
+        None,
+    ]
 
 
 def test_an_inspection_says_whether_the_pips_were_looked_for() -> None:
@@ -416,3 +451,47 @@ def test_the_live_reader_reads_every_die_as_the_still_reader_does() -> None:
         assert [i.reading and i.reading.value for i in seen_live] == [i.reading and i.reading.value for i in seen_still]
         skipped += sum(not i.pips.pips and i.reading is not None for i in seen_live)
     assert skipped > 0
+
+
+@hypothesis.settings(max_examples=400, deadline=None)
+@hypothesis.given(
+    weights=st.lists(st.floats(0.0, 1.0), min_size=7, max_size=7).filter(lambda w: sum(w) > 0.01),
+    looks=st.lists(
+        st.tuples(st.integers(0, 7), st.sampled_from([None, 1, 2, 3, 4, 5, 6]), st.booleans()), min_size=4, max_size=4
+    ),
+)
+def test_the_live_reader_reads_every_value_its_full_look_reads(
+    weights: list[float], looks: list[tuple[int, int | None, bool]]
+) -> None:
+    """Stopping at the first pip found (see `DiceReader._value_is_settled`) never changes a
+    die's value, nor whether it is kept, whatever the classifier says and the looks show."""
+    import vision.read.reader as reader_module
+    from vision.read.faces import FaceRead
+    from vision.read.pips import Candidate, Pip, PipFinding
+
+    def find_pips(frame: object, candidate: object, side: float, pip_settings: object) -> PipFinding:
+        index = len(seen)
+        seen.append(index)
+        count = looks[index][0]
+        return PipFinding(tuple(Pip(1.0, 1.0, 1.0) for _ in range(count)), float(index), (0.0, 0.0))
+
+    def read_face(pips: PipFinding, side: float, settings: object = None) -> FaceRead:
+        count, value, doubtful = looks[int(pips.contrast)]
+        if count == 0 or value is None:
+            return FaceRead(None, count, float("inf"), ("count",))
+        return FaceRead(value, count, 0.1, ("layout",) if doubtful else ())
+
+    p = np.asarray(weights, np.float64) / sum(weights)
+    candidate = Candidate(DieBox(50.0, 50.0, 10.0, 10.0), 10.0, np.full((10, 10), 255, np.uint8), (45, 45))
+    frame = np.zeros((100, 100, 3), np.uint8)
+    classifier = FaceByPlace({}, sure=0.5)
+    values = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(reader_module, "find_pips", find_pips)
+        patch.setattr(reader_module, "read_face", read_face)
+        for reader_settings in (LIVE, replace(LIVE, pips_only_in_doubt=False)):
+            seen: list[int] = []
+            reader = DiceReader(classifier, detector=THREE_FOUND, settings=reader_settings)
+            reading = reader._inspect_one(frame, candidate, p).reading
+            values.append(None if reading is None else reading.value)
+    assert values[0] == values[1]

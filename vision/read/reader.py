@@ -101,7 +101,9 @@ class ReaderSettings:
     # change its value (`sure_probability`, the surest of the three above) is read as it says,
     # and its pips are not looked for: they cost most of a die's time. Ones excepted, for the
     # speck check below. Its box is then the detector's, not centred on its pips, which is all a
-    # live camera needs (see `LIVE`).
+    # live camera needs (see `LIVE`). A die the classifier is sure enough of to overrule its pips
+    # has them looked for once: if any are found, its face is neither read nor looked at again
+    # (see `DiceReader._value_is_settled`).
     pips_only_in_doubt: bool = False
     # Pips are looked for on the face alone, not on the table in the corners of its box.
     face_mask: bool = True
@@ -148,6 +150,11 @@ def _centred_on_pips(reading: DieReading, pips: PipFinding, face: FaceRead) -> D
 
 
 _UNREAD = FaceRead(None, 0, float("inf"), ("not read",))
+
+
+def _pips_unread(pips: PipFinding) -> FaceRead:
+    """The face of a die whose pips were found but not read as a face."""
+    return FaceRead(None, len(pips.pips), float("inf"), ("not read",))
 
 
 def _without_specks(
@@ -284,17 +291,42 @@ class DiceReader:
                 reading = DieReading(best + 1, outline.box, round(float(p[best]), 3), "classifier")
                 return Inspection(outline, unlooked, _UNREAD, reading)
         candidate = face_of(outline, frame_bgr) if settings.face_mask else outline
-        pips, face = self._look_at(frame_bgr, candidate)
+        first = find_pips(frame_bgr, candidate, candidate.side, settings.pips)
+        if p is not None and self._value_is_settled(p) and first.pips and not look:
+            # Whatever face these pips or the second looks show, the value is the classifier's.
+            best = int(np.argmax(p[:NOT_A_DIE]))
+            reading = DieReading(best + 1, candidate.box, round(float(p[best]), 3), "classifier")
+            return Inspection(candidate, first, _pips_unread(first), reading)
+        pips, face = self._look_at(frame_bgr, candidate, first)
         decided = self._decide(candidate, pips, face, p)
         if decided is not None and settings.centre_on_pips:
             decided = _centred_on_pips(decided, pips, face)
         return Inspection(candidate, pips, face, decided)
 
-    def _look_at(self, frame_bgr: np.ndarray, candidate: Candidate) -> tuple[PipFinding, FaceRead]:
-        """The candidate's pips and face; doubtful faces get further looks, with other ideas of
-        what a pip is."""
+    def _value_is_settled(self, p: np.ndarray) -> bool:
+        """Whether, in "combined" mode under `pips_only_in_doubt`, the classifier's `p` leaves
+        a die's pips only one question: are there any? With at least one pip found, `_decide`
+        reads the classifier's face however the pips read: a clear face of another value is
+        overruled, a doubtful one decided by the classifier, and a clear face of this value
+        is this value. With none, the die may be dropped, as a blank face needs a surer
+        classifier."""
         settings = self.settings
-        pips = find_pips(frame_bgr, candidate, candidate.side, settings.pips)
+        if not settings.pips_only_in_doubt or self.mode != "combined":
+            return False
+        best = float(np.max(p[:NOT_A_DIE]))
+        return (
+            best >= max(settings.overrule_probability, settings.decide_probability)
+            and best > p[NOT_A_DIE]
+            and p[NOT_A_DIE] < settings.veto_probability
+        )
+
+    def _look_at(
+        self, frame_bgr: np.ndarray, candidate: Candidate, first: PipFinding | None = None
+    ) -> tuple[PipFinding, FaceRead]:
+        """The candidate's pips (`first`, when already found) and face; doubtful faces get
+        further looks, with other ideas of what a pip is."""
+        settings = self.settings
+        pips = first if first is not None else find_pips(frame_bgr, candidate, candidate.side, settings.pips)
         face = read_face(pips, candidate.side, settings=settings.faces)
         if settings.voting_looks and (self.classifier is None or self.mode == "pips"):
             return self._vote(frame_bgr, candidate, pips, face)

@@ -280,6 +280,7 @@ class DiceReader:
         """One found die's inspection. Unless `look`, what the classifier is sure of is read
         without its pips (see `ReaderSettings.pips_only_in_doubt`)."""
         settings = self.settings
+        settled: int | None = None  # the face the classifier has settled, if any
         if p is not None and self.mode == "combined":
             unlooked = PipFinding((), 0.0, outline.box.center)
             if p[NOT_A_DIE] >= settings.veto_probability:
@@ -287,15 +288,17 @@ class DiceReader:
                 # so its pips are not looked for.
                 return Inspection(outline, unlooked, _UNREAD, None)
             best = int(np.argmax(p[:NOT_A_DIE]))
-            if settings.pips_only_in_doubt and p[best] >= settings.sure_probability and not look:
-                reading = DieReading(best + 1, outline.box, round(float(p[best]), 3), "classifier")
-                return Inspection(outline, unlooked, _UNREAD, reading)
+            if settings.pips_only_in_doubt and not look:
+                if p[best] >= settings.sure_probability:
+                    reading = DieReading(best + 1, outline.box, round(float(p[best]), 3), "classifier")
+                    return Inspection(outline, unlooked, _UNREAD, reading)
+                if self._value_is_settled(p, best):
+                    settled = best
         candidate = face_of(outline, frame_bgr) if settings.face_mask else outline
         first = find_pips(frame_bgr, candidate, candidate.side, settings.pips)
-        if p is not None and self._value_is_settled(p) and first.pips and not look:
+        if p is not None and settled is not None and first.pips:
             # Whatever face these pips or the second looks show, the value is the classifier's.
-            best = int(np.argmax(p[:NOT_A_DIE]))
-            reading = DieReading(best + 1, candidate.box, round(float(p[best]), 3), "classifier")
+            reading = DieReading(settled + 1, candidate.box, round(float(p[settled]), 3), "classifier")
             return Inspection(candidate, first, _pips_unread(first), reading)
         pips, face = self._look_at(frame_bgr, candidate, first)
         decided = self._decide(candidate, pips, face, p)
@@ -303,21 +306,15 @@ class DiceReader:
             decided = _centred_on_pips(decided, pips, face)
         return Inspection(candidate, pips, face, decided)
 
-    def _value_is_settled(self, p: np.ndarray) -> bool:
-        """Whether, in "combined" mode under `pips_only_in_doubt`, the classifier's `p` leaves
-        a die's pips only one question: are there any? With at least one pip found, `_decide`
-        reads the classifier's face however the pips read: a clear face of another value is
-        overruled, a doubtful one decided by the classifier, and a clear face of this value
-        is this value. With none, the die may be dropped, as a blank face needs a surer
-        classifier."""
+    def _value_is_settled(self, p: np.ndarray, best: int) -> bool:
+        """Whether the classifier's `p`, short of the veto, leaves a die's pips only one
+        question in "combined" mode: are there any? With at least one pip found, `_decide`
+        reads face `best` however the pips read: a clear face of another value is overruled,
+        a doubtful one decided by the classifier, and a clear face of this value is this
+        value. With none, the die may be dropped, as a blank face needs a surer classifier."""
         settings = self.settings
-        if not settings.pips_only_in_doubt or self.mode != "combined":
-            return False
-        best = float(np.max(p[:NOT_A_DIE]))
-        return (
-            best >= max(settings.overrule_probability, settings.decide_probability)
-            and best > p[NOT_A_DIE]
-            and p[NOT_A_DIE] < settings.veto_probability
+        return bool(
+            p[best] >= max(settings.overrule_probability, settings.decide_probability) and p[best] > p[NOT_A_DIE]
         )
 
     def _look_at(

@@ -1,6 +1,6 @@
 """Write every crop set the die-face classifier needs, reproducibly (fixed seeds).
 
-    python datasets/build_training_set.py [--data ../shared/datasets/nellbyler-d6]
+    python datasets/build_training_set.py [--data ../shared/datasets/nellbyler-d6] [--keep-up]
 
 Writes under datasets/build/ (not committed):
   synthetic.npz   rendered crops, every face value and "not a die face"
@@ -9,6 +9,9 @@ Writes under datasets/build/ (not committed):
                   the same for the `train` photos of the other real sets found beside it
   real_val.npz    one exact crop per die and scale of `val`, for reporting only
   real_test.npz   the same for `test`
+
+`--keep-up` cuts the training crops so that the picture's up is kept (dice leaning away from the
+camera, crops barely turned); train on them with `models/train.py --keep-up`.
 """
 
 from __future__ import annotations
@@ -34,21 +37,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--out", type=Path, default=ROOT / "datasets" / "build")
     parser.add_argument("--synthetic", type=int, default=40000, help="number of rendered crops")
+    parser.add_argument("--keep-up", action="store_true", help="crops that keep the picture's up")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     out = str(args.out)
-    synthetic_crops.main(["--count", str(args.synthetic), "--seed", "1", "--out", f"{out}/synthetic.npz"])
+    up = ["--keep-up"] if args.keep_up else []
+    synthetic_crops.main(["--count", str(args.synthetic), "--seed", "1", "--out", f"{out}/synthetic.npz", *up])
     extract_crops.main(
-        [str(args.data), "--split", "train", "--augment", "5", "--seed", "0", "--out", f"{out}/real_train.npz"]
+        [str(args.data), "--split", "train", "--augment", "5", "--seed", "0", "--out", f"{out}/real_train.npz", *up]
     )
     shared = args.data.parent
     # matteop65-webcam boxes hug the pips: crops take the die's own size (about 56 px) instead.
     if (shared / "matteop65-webcam").is_dir():
         extract_crops.main([str(shared / "matteop65-webcam"), "--split", "train", "--augment", "8", "--scales", "0,480",
-                            "--die-side", "56", "--seed", "0", "--out", f"{out}/matteop65_train.npz"])  # fmt: skip
+                            "--die-side", "56", "--seed", "0", "--out", f"{out}/matteop65_train.npz", *up])  # fmt: skip
     if (shared / "aws-vegas").is_dir():
         extract_crops.main([str(shared / "aws-vegas"), "--split", "train", "--augment", "8", "--scales", "0,400",
-                            "--seed", "0", "--out", f"{out}/aws_train.npz"])  # fmt: skip
+                            "--seed", "0", "--out", f"{out}/aws_train.npz", *up])  # fmt: skip
     for split in ("val", "test"):
         extract_crops.main([str(args.data), "--split", split, "--seed", "0", "--out", f"{out}/real_{split}.npz"])
     return 0

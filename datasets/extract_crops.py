@@ -4,7 +4,8 @@
         --out datasets/build/real_train.npz
 
 The crops come from `vision.training.photo_crops.extract`: each die at several scales, and
-with `--augment N` at N random rotations and small box errors. The output holds `crops`
+with `--augment N` at N random rotations and small box errors (`--keep-up`: turned only a
+little, so that a steep die's side faces stay below its top face). The output holds `crops`
 (N, 32, 32, 3) uint8 BGR, `labels` (0..5 = faces 1..6, 6 = not a die), `scales` (long
 side, 0 = full size) and `photos` (index into `names`). With `--webcam SHARE` that share of
 the scaled photos is cut again from a copy with a webcam's noise and JPEG.
@@ -36,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--die-side", type=float, default=0.0, help="square boxes of this side at the labels' centres")
     parser.add_argument("--webcam", type=float, default=0.0, help="share of scaled photos also cut from a webcam copy")
+    parser.add_argument("--keep-up", action="store_true", help="turn the crops only a little (the picture's up kept)")
     args = parser.parse_args(argv)
     if not 0.0 <= args.webcam <= 1.0:
         raise SystemExit(f"extract_crops: --webcam is a share between 0 and 1, not {args.webcam}")
@@ -44,7 +46,15 @@ def main(argv: list[str] | None = None) -> int:
     cv2.setNumThreads(1)
     try:
         data = extract(
-            args.root, args.split, scales, args.augment, args.negatives, args.seed, args.die_side, args.webcam
+            args.root,
+            args.split,
+            scales,
+            args.augment,
+            args.negatives,
+            args.seed,
+            args.die_side,
+            args.webcam,
+            keep_up=args.keep_up,
         )
     except ValueError as exc:  # a LabelError too
         raise SystemExit(f"extract_crops: {exc}") from None

@@ -2,7 +2,8 @@
 
     python datasets/synthetic_crops.py --count 60000 --out datasets/build/synthetic.npz
 
-The crops come from `vision.training.rendered_crops.build`.
+The crops come from `vision.training.rendered_crops.build`; `--keep-up` leans the dice away from
+the camera and does not turn the crops.
 """
 
 from __future__ import annotations
@@ -25,9 +26,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--count", type=int, default=60000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--keep-up", action="store_true", help="dice lean away from the camera; crops not turned")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
-    data = build(args.count, args.seed)
+    data = build(args.count, args.seed, keep_up=args.keep_up)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(args.out, **data)
     print(f"{args.out}: {args.count} crops, per class {np.bincount(data['labels'], minlength=N_CLASSES).tolist()}")

@@ -105,15 +105,18 @@ def subsample_chroma(x: torch.Tensor) -> torch.Tensor:
     return torch.cat([blue, green, red], 1)
 
 
-def augment(x: torch.Tensor, generator: torch.Generator, chroma: float = 0.0) -> torch.Tensor:
+def augment(x: torch.Tensor, generator: torch.Generator, chroma: float = 0.0, keep_up: bool = False) -> torch.Tensor:
     """Changes that keep the face value: turns, mirror, colours, light, focus; with `chroma`,
-    that share of the crops get their colour at half resolution first."""
+    that share of the crops get their colour at half resolution first. With `keep_up`, no
+    quarter turns: a steep die's side faces stay below its top face, where a camera sees them."""
     n = x.shape[0]
     if chroma > 0:
         halved = torch.rand(n, generator=generator) < chroma
         if halved.any():
             x[halved] = subsample_chroma(x[halved]).clamp_(0, 1)
     k = int(torch.randint(4, (1,), generator=generator))
+    if keep_up:
+        k = 0  # drawn all the same, so the other changes see the same random numbers
     x = torch.rot90(x, k, (2, 3))
     if torch.rand(1, generator=generator) < 0.5:
         x = x.flip(3)
@@ -161,7 +164,7 @@ def train(args: argparse.Namespace) -> nn.Module:
         started = time.time()
         for i in range(0, per_epoch, args.batch):
             idx = order[i : i + args.batch]
-            xb, yb = augment(x[idx].clone(), generator, args.chroma), y[idx]
+            xb, yb = augment(x[idx].clone(), generator, args.chroma, args.keep_up), y[idx]
             logits = net(xb)
             loss = F.cross_entropy(logits, yb, label_smoothing=0.05)
             optimiser.zero_grad()
@@ -244,7 +247,12 @@ def write_card(figures: dict, path: Path, command: str) -> None:
     table = "\n".join(rows)
     start = figures.get("initial_weights")
     went_on = f" Training went on from `{start}`, its batch norms frozen." if start else ""
-    path.write_text(CARD.format(command=command, table=table, went_on=went_on, **figures))
+    turns = (
+        "mirrors left to right but no turns (the picture's up kept)"
+        if figures.get("keep_up")
+        else "random quarter turns, mirrors"
+    )
+    path.write_text(CARD.format(command=command, table=table, went_on=went_on, turns=turns, **figures))
 
 
 CARD = """# Model card: die_face.onnx
@@ -262,7 +270,7 @@ layer on them (`vision.adapt.last_layer`).
   2x2 max pools, global average pool, dropout, one linear layer, softmax (in the graph).
 - Size: {size_bytes} bytes, ONNX opset 18, input `crops` (N, 3, 32, 32) float in 0..1.
 - Training: {epochs} epochs of {crops_per_epoch} random crops, AdamW with a one-cycle schedule, label smoothing
-  0.05, random quarter turns, mirrors, channel swaps, inversion, grey, contrast, brightness, blur and
+  0.05, {turns}, channel swaps, inversion, grey, contrast, brightness, blur and
   noise. {training_minutes} minutes wall clock ({cpu_minutes} CPU minutes) with
   `--threads {threads}` on a 2-core machine shared with other jobs.{went_on}
 - Command: `{command}`
@@ -321,6 +329,7 @@ def main(argv: list[str] | None = None) -> int:
         "--chroma", type=float, default=0.0, help="share of crops shown with their colour at half resolution"
     )
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--keep-up", action="store_true", help="no quarter turns (for crops cut with --keep-up)")
     parser.add_argument(
         "--init", type=Path, default=None, help="go on training from this exported model (batch norms stay frozen)"
     )
@@ -356,6 +365,7 @@ def main(argv: list[str] | None = None) -> int:
         "aws_crops": count_crops("aws_train.npz", args.sets),
         "sets": args.sets,
         "initial_weights": str(args.init) if args.init else None,
+        "keep_up": args.keep_up,
         "size_bytes": args.out.stat().st_size,
         "latency_ms_6_crops": round(latency_ms(args.out), 3),
         "cpu": platform.processor() or platform.machine(),

@@ -16,6 +16,7 @@ from vision.eval.labels import load_labelled_set  # noqa: E402
 from vision.read.classifier import NOT_A_DIE  # noqa: E402
 from vision.synth.render import DieSpec, Scene, render  # noqa: E402
 from vision.training import detector_frames, photo_crops, rendered_crops  # noqa: E402
+from vision.types import DieBox  # noqa: E402
 
 
 @pytest.fixture
@@ -117,3 +118,42 @@ def test_the_script_refuses_a_webcam_share_outside_0_to_1(yolo_set: Path, tmp_pa
     with pytest.raises(SystemExit, match="--webcam is a share"):
         extract_crops.main([str(yolo_set), "--webcam", "2", "--out", str(tmp_path / "x.npz")])
     assert not (tmp_path / "x.npz").exists()
+
+
+def test_a_die_leaning_away_from_the_camera_shows_its_side_faces_below_its_top_face() -> None:
+    # The convention the kept-up crops rely on: the lit top face above, the shaded side below.
+    die = DieSpec(1, 100, 100, 80, tilt=35, tilt_direction=rendered_crops.AWAY_FROM_CAMERA, body_bgr=(235, 235, 235))
+    rendered = render(Scene(200, 200, "felt", (40, 110, 40), (die,), seed=1))
+    x0, y0, x1, y1 = (int(v) for v in rendered.boxes[0].bounds())
+    grey = cv2.cvtColor(rendered.frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY).astype(float)
+    upper, lower = grey[: len(grey) // 3], grey[-len(grey) // 3 :]
+    assert upper.mean() > lower.mean() + 20
+
+
+def test_kept_up_photo_crops_turn_only_a_little() -> None:
+    box = DieBox(50, 50, 30, 30, 0.0)
+    rng = np.random.default_rng(0)
+    kept = np.array([photo_crops.jittered(box, rng, keep_up=True).angle for _ in range(400)])
+    spun = np.array([photo_crops.jittered(box, rng).angle for _ in range(400)])
+    assert np.abs(kept).max() < 5 * photo_crops.TURN_SPREAD and 5 < kept.std() < 15
+    assert spun.min() < 30 and spun.max() > 330
+
+
+def test_kept_up_rendered_crops_are_reproducible_and_differ_from_the_turned_ones(tmp_path: Path) -> None:
+    kept = rendered_crops.build(40, seed=4, keep_up=True)
+    assert np.array_equal(rendered_crops.build(40, seed=4, keep_up=True)["crops"], kept["crops"])
+    assert not np.array_equal(rendered_crops.build(40, seed=4)["crops"], kept["crops"])
+    out = tmp_path / "kept.npz"
+    assert synthetic_crops.main(["--count", "40", "--seed", "4", "--keep-up", "--out", str(out)]) == 0
+    with np.load(out) as written:
+        assert np.array_equal(written["crops"], kept["crops"])
+
+
+def test_the_script_cuts_kept_up_crops(yolo_set: Path, tmp_path: Path) -> None:
+    out = tmp_path / "kept.npz"
+    args = [str(yolo_set), "--scales", "0", "--augment", "2", "--seed", "0", "--out", str(out)]
+    assert extract_crops.main([*args, "--keep-up"]) == 0
+    kept = photo_crops.extract(yolo_set, "train", (0,), 2, 0.3, 0, keep_up=True)
+    with np.load(out) as written:
+        assert np.array_equal(written["crops"], kept["crops"])
+    assert not np.array_equal(kept["crops"], photo_crops.extract(yolo_set, "train", (0,), 2, 0.3, 0)["crops"])

@@ -36,3 +36,27 @@ def test_frozen_batch_norms_keep_their_statistics_while_the_net_trains() -> None
     before = norm.running_mean.clone()
     net(torch.rand(8, 3, 32, 32))
     assert not norm.training and torch.equal(norm.running_mean, before)
+
+
+def _turns_seen(keep_up: bool) -> set[str]:
+    """Where a pattern drawn in the top half of a crop ends up after augmenting, over many batches."""
+    from models.train import augment
+
+    pattern = torch.full((8, 3, 32, 32), 0.5)
+    pattern[:, :, :16] = (torch.arange(16)[:, None] // 4 + torch.arange(32)[None, :] // 4) % 2  # coarse checks
+    where = set()
+    for seed in range(16):
+        out = augment(pattern.clone(), torch.Generator().manual_seed(seed), keep_up=keep_up)
+        halves = {
+            "top": out[:, :, :16].std(),
+            "bottom": out[:, :, 16:].std(),
+            "left": out[:, :, :, :16].std(),
+            "right": out[:, :, :, 16:].std(),
+        }
+        where.add(max(halves, key=lambda k: float(halves[k])))
+    return where
+
+
+def test_kept_up_augmentation_never_turns_a_crop() -> None:
+    assert _turns_seen(keep_up=True) == {"top"}
+    assert len(_turns_seen(keep_up=False)) > 1

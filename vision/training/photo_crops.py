@@ -3,6 +3,8 @@
 Each die is cut at several scales (the photo downscaled so its long side is 1280, 640, ...
 pixels), because the reader sees webcam-sized dice. With `augment` N every die gives N
 crops at random rotations and small box errors; with 0 it gives one exact crop per scale.
+With `keep_up` the crops are turned only a little, so that a steep die's side faces stay
+below its top face, as a camera looking down at a slant shows them.
 With `webcam` a share of the scaled photos is also cut from a copy as a webcam stream would
 show it (`webcam_copy`).
 """
@@ -23,6 +25,7 @@ from vision.types import DieBox
 
 # Detector boxes range from the top face alone to the whole die with its sides.
 BOX_SCALE = (0.65, 1.15)
+TURN_SPREAD = 10.0  # degrees: how far a kept-up crop may turn
 TRAIN_SCALES = (0, 1600, 1280, 960, 640, 480)
 REPORT_SCALES = (0, 1280, 640)
 
@@ -51,15 +54,16 @@ def die_box(die: LabelledDie, die_side: float = 0.0) -> DieBox:
     return DieBox(cx, cy, x1 - x0, y1 - y0, 0.0)
 
 
-def jittered(box: DieBox, rng: np.random.Generator, spin: bool = True) -> DieBox:
-    """The box as an imperfect detector might give it: shifted, resized, turned."""
+def jittered(box: DieBox, rng: np.random.Generator, spin: bool = True, keep_up: bool = False) -> DieBox:
+    """The box as an imperfect detector might give it: shifted, resized, turned (with `keep_up`,
+    only a little)."""
     side = box.size
     return DieBox(
         box.cx + rng.normal(0, 0.05) * side,
         box.cy + rng.normal(0, 0.05) * side,
         box.w * rng.uniform(*BOX_SCALE),
         box.h * rng.uniform(*BOX_SCALE),
-        float(rng.uniform(0, 360)) if spin else box.angle,
+        (float(rng.normal(0, TURN_SPREAD)) if keep_up else float(rng.uniform(0, 360))) if spin else box.angle,
     )
 
 
@@ -109,9 +113,11 @@ def extract(
     seed: int,
     die_side: float = 0.0,
     webcam: float = 0.0,
+    keep_up: bool = False,
 ) -> dict[str, np.ndarray]:
     """Crops of every die of a labelled set's split at each scale, with not-a-die crops among them;
     that share (`webcam`) of the scaled photos is cut a second time from its `webcam_copy`.
+    With `keep_up`, the augmented crops are turned only a little (`TURN_SPREAD`).
 
     Returns `crops` (N, 32, 32, 3) uint8 BGR, `labels` (0..5 = faces 1..6, 6 = not a die),
     `scales` (long side, 0 = full size), `photos` (index into `names`) and `names`.
@@ -132,7 +138,7 @@ def extract(
             copies = [scaled, webcam_copy(scaled, rng)] if webcam > 0 and rng.random() < webcam else [scaled]
             for image in copies:
                 for die, box in zip(photo.dice, boxes):
-                    variants = [jittered(box, rng) for _ in range(augment)] if augment else [box]
+                    variants = [jittered(box, rng, keep_up=keep_up) for _ in range(augment)] if augment else [box]
                     for variant in variants:
                         crops.append(crop_die(image, variant))
                         labels.append(die.value - 1)

@@ -4,6 +4,10 @@ Each sample renders a small table around one die (with neighbours touching the c
 now and then) and cuts it with `vision.read.crops.crop_die`, the classifier's own crop.
 About a fifth of the samples are "not a die face": bare table, coins, chips and other
 shapes, half a die, two dice in one box, dice seen from the side.
+
+With `keep_up`, the crops keep the picture's up, as a camera that looks down at a slant sees
+dice: each die leans away from the camera (its side faces below its top face), half of them
+15 to 45 degrees, and the crops are not turned.
 """
 
 from __future__ import annotations
@@ -23,11 +27,20 @@ from vision.types import DieBox
 
 NEGATIVE_SHARE = 0.2
 NEGATIVE_KINDS = ("table", "object", "half", "pair", "side")
+# With `keep_up`: the image direction the top face leans to (the renderer's degrees, 270 = up),
+# its spread, the share of dice leaned further and how far.
+AWAY_FROM_CAMERA = 270.0
+LEAN_SPREAD = 30.0
+STEEP_SHARE = 0.5
+STEEP_TILT = (15.0, 45.0)
+TURN_SPREAD = 10.0  # degrees: how far a kept-up crop may still turn
 
 
-def jittered(box: DieBox, rng: np.random.Generator) -> DieBox:
+def jittered(box: DieBox, rng: np.random.Generator, keep_up: bool = False) -> DieBox:
     side = box.size
     angle = box.angle if rng.random() < 0.6 else 0.0
+    if keep_up:
+        angle = 0.0
     if angle == 0.0:  # an axis-aligned detector box encloses the turned die
         x0, y0, x1, y1 = box.bounds()
         box = DieBox(box.cx, box.cy, x1 - x0, y1 - y0, 0.0)
@@ -36,7 +49,7 @@ def jittered(box: DieBox, rng: np.random.Generator) -> DieBox:
         box.cy + rng.normal(0, 0.05) * side,
         box.w * rng.uniform(*BOX_SCALE),
         box.h * rng.uniform(*BOX_SCALE),
-        angle + float(rng.choice((0, 90, 180, 270))),
+        float(rng.normal(0, TURN_SPREAD)) if keep_up else angle + float(rng.choice((0, 90, 180, 270))),
     )
 
 
@@ -56,15 +69,19 @@ def _scene(rng: np.random.Generator, size: float, target: DieSpec | None, extra:
     return Scene(canvas, canvas, kind, colour, tuple(dice), random_effects(rng, tuple(dice)), int(rng.integers(2**31)))
 
 
-def positive(rng: np.random.Generator, value: int, size: float) -> np.ndarray:
+def positive(rng: np.random.Generator, value: int, size: float, keep_up: bool = False) -> np.ndarray:
     centre = size * 1.7
     target = random_die(rng, centre, centre, size, value=value)
+    if keep_up:
+        target = replace(target, tilt_direction=float(AWAY_FROM_CAMERA + rng.normal(0, LEAN_SPREAD)))
+        if rng.random() < STEEP_SHARE:
+            target = replace(target, tilt=float(rng.uniform(*STEEP_TILT)))
     extra = _neighbours(rng, centre, centre, size, int(rng.choice((0, 0, 1, 2, 3))))
     rendered = render(_scene(rng, size, target, extra))
-    return crop_die(rendered.frame, jittered(rendered.boxes[0], rng))
+    return crop_die(rendered.frame, jittered(rendered.boxes[0], rng, keep_up))
 
 
-def negative(rng: np.random.Generator, size: float) -> np.ndarray:
+def negative(rng: np.random.Generator, size: float, keep_up: bool = False) -> np.ndarray:
     kind = str(rng.choice(NEGATIVE_KINDS, p=(0.25, 0.25, 0.2, 0.15, 0.15)))
     centre = size * 1.7
     box = DieBox(centre, centre, size * rng.uniform(0.9, 1.3), size * rng.uniform(0.9, 1.3), float(rng.uniform(0, 90)))
@@ -93,7 +110,7 @@ def negative(rng: np.random.Generator, size: float) -> np.ndarray:
         direction = target.angle + float(rng.choice((0, 45, 90, 135, 180, 225, 270, 315))) + rng.normal(0, 8)
         target = replace(target, tilt=float(rng.uniform(55, 75)), tilt_direction=direction)
         rendered = render(_scene(rng, size, target, []))
-        frame, box = rendered.frame, jittered(rendered.boxes[0], rng)
+        frame, box = rendered.frame, jittered(rendered.boxes[0], rng, keep_up)
     return crop_die(frame, box)
 
 
@@ -142,7 +159,9 @@ def _draw_object(frame: np.ndarray, rng: np.random.Generator, centre: float, siz
         cv2.circle(frame, c, r, colour, max(2, r // 4), cv2.LINE_AA)
 
 
-def build(count: int, seed: int, sizes: tuple[float, float] = (20.0, 110.0)) -> dict[str, np.ndarray]:
+def build(
+    count: int, seed: int, sizes: tuple[float, float] = (20.0, 110.0), keep_up: bool = False
+) -> dict[str, np.ndarray]:
     """`count` crops (N, 32, 32, 3) uint8 BGR and their labels (0..5 faces 1..6, 6 not a die)."""
     rng = np.random.default_rng(seed)
     crops = np.empty((count, CROP_SIZE, CROP_SIZE, 3), np.uint8)
@@ -150,8 +169,8 @@ def build(count: int, seed: int, sizes: tuple[float, float] = (20.0, 110.0)) -> 
     for i in range(count):
         size = float(math.exp(rng.uniform(math.log(sizes[0]), math.log(sizes[1]))))
         if rng.random() < NEGATIVE_SHARE:
-            crops[i], labels[i] = negative(rng, size), NOT_A_DIE
+            crops[i], labels[i] = negative(rng, size, keep_up), NOT_A_DIE
         else:
             value = int(rng.integers(1, 7))
-            crops[i], labels[i] = positive(rng, value, size), value - 1
+            crops[i], labels[i] = positive(rng, value, size, keep_up), value - 1
     return {"crops": crops, "labels": labels}

@@ -22,7 +22,7 @@ from vision.read.classifier import NOT_A_DIE
 from vision.read.crops import CROP_SIZE, crop_die
 from vision.synth.render import DieSpec, Scene, render
 from vision.synth.scenes import random_colour, random_die, random_effects, random_table
-from vision.training.photo_crops import BOX_SCALE
+from vision.training.photo_crops import BOX_SCALE, TURN_SPREAD
 from vision.types import DieBox
 
 NEGATIVE_SHARE = 0.2
@@ -33,13 +33,12 @@ AWAY_FROM_CAMERA = 270.0
 LEAN_SPREAD = 30.0
 STEEP_SHARE = 0.5
 STEEP_TILT = (15.0, 45.0)
-TURN_SPREAD = 10.0  # degrees: how far a kept-up crop may still turn
 
 
 def jittered(box: DieBox, rng: np.random.Generator, keep_up: bool = False) -> DieBox:
     side = box.size
     angle = box.angle if rng.random() < 0.6 else 0.0
-    if keep_up:
+    if keep_up:  # after the draw above, so both recipes see the same random numbers
         angle = 0.0
     if angle == 0.0:  # an axis-aligned detector box encloses the turned die
         x0, y0, x1, y1 = box.bounds()

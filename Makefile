@@ -36,10 +36,10 @@ screenshots: install
 # Rebuilds the training data and both models from scratch (76 minutes on 2 cores, measured).
 train: install
 	$(BIN)/python -m pip install --quiet -e '.[train]'
-	$(BIN)/python datasets/build_training_set.py
+	$(BIN)/python datasets/build_training_set.py --keep-up
 	$(BIN)/python datasets/detector_scenes.py --count 16000 --seed 1
 	$(BIN)/python models/train_detector.py --minutes 60 --threads 2 --card models/DETECTOR_CARD.md
-	$(BIN)/python models/train.py --epochs 36 --threads 2
+	$(BIN)/python models/train.py --epochs 36 --threads 2 --keep-up
 
 bench: install
 	$(BIN)/python -m pytest --benchmark-enable --benchmark-only -p no:randomly tests

@@ -252,7 +252,19 @@ def write_card(figures: dict, path: Path, command: str) -> None:
         if figures.get("keep_up")
         else "random quarter turns, mirrors"
     )
-    path.write_text(CARD.format(command=command, table=table, went_on=went_on, turns=turns, **figures))
+    tilts, rotations = (
+        (
+            "dice leaning away from the camera (their side faces below the top face), half of them 15 to 45 degrees",
+            "turns of a normal spread of 10 degrees (the other sets' crops too)",
+        )
+        if figures.get("keep_up")
+        else ("tilts up to 40 degrees with side faces", "random rotations")
+    )
+    path.write_text(
+        CARD.format(
+            command=command, table=table, went_on=went_on, turns=turns, tilts=tilts, rotations=rotations, **figures
+        )
+    )
 
 
 CARD = """# Model card: die_face.onnx
@@ -280,14 +292,14 @@ layer on them (`vision.adapt.last_layer`).
 - Synthetic: {synthetic_crops} crops cut from scenes drawn by `vision.synth.render` (`datasets/synthetic_crops.py`,
   seed 1): every face value in many body and pip colours (pips lighter or darker than the
   body, or of another hue, as red pips on a black, smoke or blue die), round, square and ring pips,
-  die sizes 20 to 110 px, spins, tilts up to 40 degrees with side faces, translucent
+  die sizes 20 to 110 px, spins, {tilts}, translucent
   dice, glare, shadows, blur, noise, JPEG, neighbouring dice at the crop edge. One crop
   in five is "not a die face": bare table, coins, poker chips and other shapes, half a
   die, two dice in one box, dice leaning 55 to 75 degrees.
 - Real `train` splits (`datasets/extract_crops.py`), as `--sets` lists them ({sets}):
   - nellbyler-d6: every die at full size and with the photo shrunk to 1600, 1280, 960, 640
     and 480 px on the long side (dice about 170 down to 30 px), five crops per die and scale
-    at random rotations and box errors (box side 0.65 to 1.15 of the label's), plus table
+    at {rotations} and box errors (box side 0.65 to 1.15 of the label's), plus table
     patches, half dice and die pairs as "not a die face": {real_crops} crops.
   - matteop65-webcam (oblique webcam, wood desk): a 56 px square at each label's centre (its
     boxes hug the pips), at full size and 480 px, eight crops each: {matteop65_crops} crops.

@@ -38,6 +38,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         STREAM_POLL=0.25,  # seconds between looks for changes made by other processes
         MAX_STREAMS=48,  # open event streams at once; more get 503 (each holds a server thread)
         CAMERA_FRAME_URL=None,  # where the table view finds the camera image (camera games)
+        CAMERA_TURN=0,  # degrees clockwise (0, 90, 180, 270) that set a turned camera's picture upright
         COMPUTER_PLAYERS=None,  # True/False: * players play by themselves; None: yes, except when TESTING
         COMPUTER_PACE=0.8,  # seconds before each computer move, so people can follow it
         MAX_CONTENT_LENGTH=2 * 1024 * 1024,

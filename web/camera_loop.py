@@ -24,7 +24,7 @@ from vision.adapt.memory import crops_of
 from vision.live.frames import RateMeter
 from vision.live.framing import framing_advice
 from vision.live.settle import DiceReaderLike, SettleConfig, ThrowWatcher
-from vision.live.sources import BaseSource, SourceError, SourceState, open_source
+from vision.live.sources import BaseSource, SourceError, SourceState, check_turn, open_source, turned
 from web import db as database
 from web.background import BackgroundWorker
 from web.demo_driver import DemoDriver
@@ -74,9 +74,15 @@ class BadFrame(ValueError):
     """A frame that is not a colour picture (a camera that delivered garbage): skipped, never read."""
 
 
-def source_factory(spec: str, seed: int = 1) -> SourceFactory:
-    """Opens `spec` (see `vision.live.sources.open_source`) in real time. A video file that has ended is
-    opened again only once it changes on disk, so the same recording is never counted twice."""
+def source_factory(spec: str | SourceFactory, seed: int = 1, turn: int = 0) -> SourceFactory:
+    """Opens `spec` (see `vision.live.sources.open_source`) in real time, its pictures turned clockwise
+    by `turn` degrees. A video file that has ended is opened again only once it changes on disk, so the
+    same recording is never counted twice. A callable `spec` (tests) opens its own source, which is
+    turned too. A bad `turn` raises `SourceError` here, before any thread runs."""
+    check_turn(turn)
+    if callable(spec):
+        opener = spec
+        return lambda: turned(opener(), turn)
     path = Path(spec)
     seen: dict[str, tuple[float, int]] = {}
 
@@ -87,7 +93,7 @@ def source_factory(spec: str, seed: int = 1) -> SourceFactory:
             if seen.get("file") == mark:
                 raise SourceError(f"{spec}: ended; waiting for a new recording")
             seen["file"] = mark
-        return open_source(spec, realtime=True, seed=seed, autoplay=False)  # the game drives the demo
+        return open_source(spec, realtime=True, seed=seed, autoplay=False, turn=turn)  # the game drives the demo
 
     return open_it
 

@@ -12,10 +12,11 @@ from web.throw_recorder import ThrowRecorder
 
 
 def demo_table_of(source: BaseSource) -> Any | None:
-    """The demo table behind `source` (possibly paced), or None for any other source."""
+    """The demo table behind `source` (possibly paced or turned), or None for any other source."""
     from vision.live.demo_table import DemoSource
+    from vision.live.sources import innermost
 
-    inner = getattr(source, "inner", source)
+    inner = innermost(source)
     return inner.table if isinstance(inner, DemoSource) else None
 
 

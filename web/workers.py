@@ -34,13 +34,17 @@ LEARNER = "dicekeeper.table"
 
 def start_camera(app: Flask) -> CameraLoop | None:
     """Starts the camera loop when `CAMERA_SOURCE` is set: "demo", a camera number, a device path, a
-    video file or folder, or (tests) a callable returning an opened `vision.live.sources` source."""
+    video file or folder, or (tests) a callable returning an opened `vision.live.sources` source.
+    `CAMERA_TURN` (0, 90, 180 or 270 degrees clockwise) turns its pictures upright; any other value
+    raises `vision.live.sources.SourceError` before the loop starts."""
     spec = app.config.get("CAMERA_SOURCE")
     if not spec or app.extensions.get(CAMERA) is not None:
         return app.extensions.get(CAMERA)
     from vision.live.settle import SettleConfig, default_reader
 
-    opener = spec if callable(spec) else source_factory(str(spec), seed=int(app.config.get("CAMERA_SEED") or 1))
+    seed = int(app.config.get("CAMERA_SEED") or 1)
+    # A bad CAMERA_TURN raises SourceError here, at start, rather than in the camera thread.
+    opener = source_factory(spec if callable(spec) else str(spec), seed=seed, turn=app.config.get("CAMERA_TURN", 0))
     learner = TableLearner(table_memory_folder(app), app.config.get("CAMERA_READER") or default_reader())
     book, broker = app.extensions["dicekeeper.games"], app.extensions["dicekeeper.live"]
     recorder = ThrowRecorder(book, broker, on_confirmed=lambda proposal, faces: learn(learner, proposal, faces))

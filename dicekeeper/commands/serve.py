@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from dicekeeper.cli import add_command
+from dicekeeper.commands.watch import add_turn_argument, turn_of
 
 DEFAULT_PORT = 8000
 DEFAULT_PLAYERS = ["Player 1", "Player 2"]
@@ -29,6 +30,7 @@ def register(subparsers: Any) -> None:
         default=None,
         help="dice source of new games (default: the camera when present, else the demo table)",
     )
+    add_turn_argument(parser)
 
 
 def lan_address() -> str:
@@ -60,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
     from web.server import make_server
     from web.workers import start_workers, stop_workers
 
+    turn = turn_of(args)
     if not 0 <= args.port < 65536:
         raise CliError(f"--port must be from 0 (any free port) to 65535, not {args.port}")
     database = args.db or Path(default_database())
@@ -74,7 +77,9 @@ def run(args: argparse.Namespace) -> int:
     if choice.notice:
         print(choice.notice)
     try:
-        app = create_app({"DATABASE": str(database), "DICE_SOURCE": choice.source, "CAMERA_SOURCE": camera})
+        app = create_app(
+            {"DATABASE": str(database), "DICE_SOURCE": choice.source, "CAMERA_SOURCE": camera, "CAMERA_TURN": turn}
+        )
     except Exception as exc:  # an unreadable or foreign database file
         raise CliError(f"cannot open the database {database}: {exc}") from None
     try:

@@ -15,6 +15,12 @@ from dicekeeper.commands.vision import add_mode_argument
 
 if TYPE_CHECKING:
     from vision.live.demo_table import DemoTable
+    from vision.live.sources import BaseSource
+
+TURN_HELP = (
+    "turn the camera's picture clockwise by this much, 0, 90, 180 or 270 degrees (default 0): "
+    "for a camera mounted upside down (180) or on its side (90 or 270)"
+)
 
 
 def _positive_float(text: str) -> float:
@@ -25,6 +31,23 @@ def _positive_float(text: str) -> float:
     if not value > 0:
         raise argparse.ArgumentTypeError("must be more than 0")
     return value
+
+
+def add_turn_argument(parser: argparse.ArgumentParser) -> None:
+    """`--turn DEGREES`, read with `turn_of(args)`. The text is checked there rather than by argparse,
+    so that a bad value is one line on stderr (argparse would print its usage too)."""
+    parser.add_argument("--turn", metavar="DEGREES", default="0", help=TURN_HELP)
+
+
+def turn_of(args: argparse.Namespace) -> int:
+    """The degrees of `--turn`; anything but 0, 90, 180 or 270 is a `CliError`."""
+    from vision.live.sources import TURNS
+
+    text = str(args.turn).strip()
+    if not text.isdigit() or int(text) not in TURNS:
+        shown = ", ".join(str(turn) for turn in TURNS)
+        raise CliError(f"--turn must be one of {shown} (degrees clockwise), not {args.turn!r}")
+    return int(text)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -57,6 +80,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=10.0,
         help="give up on a camera that has not delivered a frame after this many seconds (default 10)",
     )
+    add_turn_argument(watch)
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
@@ -72,9 +96,10 @@ def cmd_watch(args: argparse.Namespace) -> int:
     from vision.live.settle import ThrowWatcher, default_reader
     from vision.live.sources import SourceError, open_source
 
+    turn = turn_of(args)
     realtime = (not args.fast) if args.source.strip() == "demo" else args.realtime
     try:
-        source = open_source(args.source, realtime=realtime, fps=args.fps, seed=args.seed)
+        source = open_source(args.source, realtime=realtime, fps=args.fps, seed=args.seed, turn=turn)
     except SourceError as exc:
         raise CliError(str(exc)) from None
     try:
@@ -150,8 +175,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
     return 1 if source.state.status == "failed" else 0
 
 
-def _demo_table(source: object) -> DemoTable | None:
+def _demo_table(source: BaseSource) -> DemoTable | None:
     from vision.live.demo_table import DemoSource
+    from vision.live.sources import innermost
 
-    inner = getattr(source, "inner", source)
+    inner = innermost(source)  # under the pacing and turning wrappers
     return inner.table if isinstance(inner, DemoSource) else None

@@ -5,6 +5,7 @@ import re
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from dicekeeper.cli import main
@@ -72,3 +73,44 @@ def test_watch_a_missing_source_is_one_line_and_exit_2(tmp_path: Path, capsys: p
     assert len(err) == 1 and "no such file or folder" in err[0]
     assert main(["watch", "/dev/video-none"]) == 2
     assert "no such device" in capsys.readouterr().err
+
+
+def test_watch_a_bad_turn_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for bad in ("45", "-90", "360", "upside-down", ""):
+        assert main(["watch", "demo", "--turn", bad]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1, err
+        assert err[0].startswith("dicekeeper watch: --turn must be one of 0, 90, 180, 270") and repr(bad) in err[0]
+
+
+def test_watch_a_camera_mounted_upside_down_with_turn_180(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    table = record_demo(tmp_path / "upright", throws=1)
+    flipped = tmp_path / "upside-down"
+    flipped.mkdir()
+    for path in sorted((tmp_path / "upright").iterdir()):
+        cv2.imwrite(str(flipped / path.name), cv2.imread(str(path))[::-1, ::-1])
+    shots = tmp_path / "shots"
+    argv = ["watch", str(flipped), "--fps", "15", "--mode", "pips", "--details", "--annotate", str(shots)]
+    assert main([*argv, "--turn", "180"]) == 0
+    out = lines(capsys.readouterr().out)
+    assert [sorted(r["dice"]) for r in out] == [sorted(t.faces) for t in table.throws]
+    # The annotated picture of the throw is the table set upright: much nearer the upright frame
+    # than the upside-down one (the drawn boxes and labels cover a small part of it).
+    picture = cv2.imread(str(shots / "throw_0001.jpg")).astype(np.float32)
+    upright = cv2.imread(str(tmp_path / "upright" / f"frame_{out[0]['settled_frame']:05d}.png")).astype(np.float32)
+    assert picture.shape == upright.shape == (360, 640, 3)
+    assert np.abs(picture - upright).mean() * 2 < np.abs(picture - upright[::-1, ::-1]).mean()
+
+
+def test_watch_a_camera_on_its_side_with_turn_90(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    table = record_demo(tmp_path / "upright", throws=1)
+    sideways = tmp_path / "sideways"
+    sideways.mkdir()
+    for path in sorted((tmp_path / "upright").iterdir()):  # the camera turned a quarter to the left
+        cv2.imwrite(str(sideways / path.name), cv2.rotate(cv2.imread(str(path)), cv2.ROTATE_90_COUNTERCLOCKWISE))
+    shots = tmp_path / "shots"
+    argv = ["watch", str(sideways), "--fps", "15", "--mode", "pips", "--annotate", str(shots), "--turn", "90"]
+    assert main(argv) == 0
+    out = lines(capsys.readouterr().out)
+    assert [sorted(r["dice"]) for r in out] == [sorted(t.faces) for t in table.throws]
+    assert cv2.imread(str(shots / "throw_0001.jpg")).shape == (360, 640, 3)  # upright again: wider than high

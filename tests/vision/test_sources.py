@@ -10,13 +10,19 @@ import pytest
 
 from vision.live.demo_table import DemoSource
 from vision.live.sources import (
+    TURNS,
     Backoff,
+    BaseSource,
     CameraSource,
+    Frame,
     ImageFolderSource,
     PacedSource,
     SourceError,
+    TurnedSource,
     VideoFileSource,
+    innermost,
     open_source,
+    turned,
 )
 
 
@@ -240,3 +246,168 @@ def test_open_source_understands_each_kind_of_name(tmp_path: Path) -> None:
         open_source(str(tmp_path / "nothing.mp4"))
     with pytest.raises(SourceError, match="no source given"):
         open_source("  ")
+
+
+# ---- a camera mounted upside down or on its side ------------------------------------------------
+
+
+def marked(height: int = 48, width: int = 64) -> tuple[np.ndarray, tuple[int, int]]:
+    """A dark picture with one bright pixel away from every axis of symmetry, and where it is."""
+    image = np.full((height, width, 3), 20, np.uint8)
+    spot = (5, 11)  # row, column
+    image[spot] = (250, 128, 3)
+    return image, spot
+
+
+def bright_spot(image: np.ndarray) -> tuple[int, int]:
+    row, column = np.unravel_index(int(np.argmax(image[:, :, 0])), image.shape[:2])
+    return int(row), int(column)
+
+
+def folder_of(tmp_path: Path, *images: np.ndarray) -> Path:
+    for i, image in enumerate(images):
+        cv2.imwrite(str(tmp_path / f"shot_{i}.png"), image)
+    return tmp_path
+
+
+def test_a_quarter_turn_swaps_height_and_width_and_moves_a_pixel_clockwise(tmp_path: Path) -> None:
+    image, (row, column) = marked()
+    height, width = image.shape[:2]
+    folder = folder_of(tmp_path, image, numbered(2))
+    with open_source(str(folder), turn=90) as source:
+        assert isinstance(source, TurnedSource) and source.turn == 90
+        frame = source.read()
+    assert frame is not None and frame.image.shape == (width, height, 3)
+    # A clockwise quarter turn takes the left column to the top row: (r, c) -> (c, height - 1 - r).
+    assert bright_spot(frame.image) == (column, height - 1 - row)
+    assert (frame.t, frame.index) == (0.0, 0)
+    with open_source(str(folder), turn=270) as source:
+        frame = source.read()
+    assert frame is not None and frame.image.shape == (width, height, 3)
+    assert bright_spot(frame.image) == (width - 1 - column, row)  # a counterclockwise quarter turn
+
+
+def test_a_half_turn_flips_the_picture_both_ways_and_keeps_times_and_indexes(tmp_path: Path) -> None:
+    image, (row, column) = marked()
+    height, width = image.shape[:2]
+    folder = folder_of(tmp_path, numbered(1), image)
+    with ImageFolderSource(folder, fps=4.0) as upright:
+        expected = list(upright)
+    with open_source(str(folder), fps=4.0, turn=180) as source:
+        frames = list(source)
+        assert source.state.status == "ended" and "all 2 images read" in source.state.message
+        assert source.finished and source.read() is None
+    assert [(f.t, f.index) for f in frames] == [(f.t, f.index) for f in expected] == [(0.0, 0), (0.25, 1)]
+    for got, want in zip(frames, expected):
+        assert got.image.shape == want.image.shape
+        assert np.array_equal(got.image, want.image[::-1, ::-1])
+    assert bright_spot(frames[1].image) == (height - 1 - row, width - 1 - column)
+
+
+def test_no_turn_gives_the_source_itself_and_its_frames_unchanged(tmp_path: Path) -> None:
+    image, spot = marked()
+    folder = folder_of(tmp_path, image)
+    with open_source(str(folder), turn=0) as source:
+        assert isinstance(source, ImageFolderSource)
+        frame = source.read()
+    assert frame is not None and np.array_equal(frame.image, cv2.imread(str(folder / "shot_0.png")))
+    assert bright_spot(frame.image) == spot
+    plain = ImageFolderSource(folder)
+    assert turned(plain, 0) is plain
+
+
+@pytest.mark.parametrize("turn", [45, -90, 360, 1, "90", 90.5, None, True])
+def test_a_bad_turn_is_refused_before_anything_is_opened(tmp_path: Path, turn: object) -> None:
+    folder = folder_of(tmp_path, numbered(1))
+    threads = set(threading.enumerate())
+    with pytest.raises(SourceError, match=r"turn must be 0, 90, 180 or 270 degrees clockwise") as refused:
+        open_source("demo", realtime=True, turn=turn)  # type: ignore[arg-type]  # what a caller might pass
+    assert "\n" not in str(refused.value) and repr(turn) in str(refused.value)
+    assert set(threading.enumerate()) == threads  # the demo was never started
+    inner = ImageFolderSource(folder)
+    with pytest.raises(SourceError, match="turn must be"):
+        TurnedSource(inner, turn)  # type: ignore[arg-type]
+    with pytest.raises(SourceError, match="turn must be"):
+        turned(inner, turn)  # type: ignore[arg-type]
+    assert inner.state.status == "closed"  # turned() closes what it was handed when it refuses
+
+
+def test_the_turns_are_the_four_right_angles() -> None:
+    assert TURNS == (0, 90, 180, 270)
+
+
+class BlockingCapture(FakeCapture):
+    """Delivers `first` frames, then hangs (as a stuck camera driver does) until `flowing` is set."""
+
+    def __init__(self, flowing: threading.Event, first: int) -> None:
+        super().__init__(0, True, None, 0.001, [0])
+        self.flowing = flowing
+        self.first = first
+
+    def read(self) -> tuple[bool, np.ndarray | None]:
+        if self.delivered >= self.first:
+            self.flowing.wait()
+        return super().read()
+
+    def release(self) -> None:
+        super().release()
+        self.flowing.set()  # a released capture stops hanging
+
+
+def test_a_turned_camera_keeps_the_cameras_state_and_closing_it_releases_the_camera() -> None:
+    flowing = threading.Event()
+    captures: list[BlockingCapture] = []
+
+    def opener(device: object) -> BlockingCapture:
+        captures.append(BlockingCapture(flowing, first=3))
+        return captures[-1]
+
+    camera = CameraSource(0, opener=opener)
+    camera.stall_after = 0.05
+    source = turned(camera.start(), 90)
+    assert isinstance(source, TurnedSource) and source.inner is camera and source.name == "camera 0"
+    with source:
+        assert wait_for(lambda: camera.state.frames == 3)
+        frame = source.read(timeout=1.0)
+        assert frame is not None and frame.image.shape == (64, 48, 3)  # the camera's 48 x 64, turned
+        assert frame.index == 2 and frame_number(frame.image) == 3  # the newest, not a backlog
+        assert source.state == camera.state and source.state.status == "live" and not source.finished
+        time.sleep(0.1)
+        assert source.read(timeout=0.05) is None
+        assert source.state.status == "stalled" and "sent no frame" in source.state.message
+        flowing.set()
+        later = source.read(timeout=1.0)
+        assert later is not None and later.index > frame.index and later.t > frame.t
+        assert source.state.status == "live"
+    assert captures and all(c.released for c in captures)
+    assert camera.state.status == "closed" and source.state.status == "closed" and source.finished
+
+
+class BrokenSource(BaseSource):
+    """A pulled source whose reading fails."""
+
+    def __init__(self) -> None:
+        super().__init__("broken")
+        self._set_state("live")
+
+    def read(self, timeout: float | None = None) -> Frame | None:
+        raise RuntimeError("the disk is gone")
+
+
+def test_a_turned_source_fails_when_the_source_it_turns_fails() -> None:
+    paced = PacedSource(BrokenSource(), fps=50.0).start()
+    with turned(paced, 180) as source:
+        assert wait_for(lambda: source.finished)
+        assert source.state.status == "failed" and "the disk is gone" in source.state.message
+        assert source.read(timeout=0.01) is None
+    assert paced.state.status == "closed"
+
+
+def test_the_demo_behind_pacing_and_a_turn_is_still_found_and_turned() -> None:
+    with open_source("demo", realtime=True, turn=270, fps=60.0) as source:
+        assert isinstance(source, TurnedSource) and isinstance(source.inner, PacedSource)
+        demo = innermost(source)
+        assert isinstance(demo, DemoSource) and innermost(demo) is demo
+        frame = source.read(timeout=2.0)
+        assert frame is not None and frame.image.shape == (1280, 720, 3)
+        assert list(source.inner.shown_at) and frame.index in source.inner.shown_at

@@ -579,3 +579,60 @@ def test_the_table_view_advises_a_closer_camera_when_the_dice_are_small(scripted
     big = [DieReading(v, DieBox(60.0 + 100 * i, 200.0, 80.0, 80.0, 0.0), 0.95, "pips") for i, v in enumerate([2, 3, 4])]
     show(source, script, big)
     assert wait_for(lambda: client.get("/camera/state").get_json()["advice"] == "")
+
+
+# ---- a camera mounted on its side or upside down ------------------------------------------------
+
+
+class ShapeReader:
+    """Sees no dice; remembers the size of every picture it was given."""
+
+    def __init__(self) -> None:
+        self.shapes: set[tuple[int, ...]] = set()
+
+    def read(self, frame_bgr: np.ndarray) -> list[DieReading]:
+        self.shapes.add(frame_bgr.shape)
+        return []
+
+
+def test_a_camera_on_its_side_is_read_and_shown_upright(tmp_path: Path, workers) -> None:
+    source = ScriptedSource()
+    reader = ShapeReader()
+    app = workers(
+        camera_app(
+            tmp_path / "turned.sqlite3",
+            lambda: source,
+            CAMERA_READER=reader,
+            CAMERA_SETTLE=SettleConfig(read_interval=0.0),
+            CAMERA_TURN=90,
+        )
+    )
+    loop: CameraLoop = app.extensions["dicekeeper.camera"]
+    picture = np.full((120, 160, 3), 30, np.uint8)
+    picture[80:120, 60:100] = 230  # bottom middle: a clockwise quarter turn takes it to the middle left
+    for _ in range(20):
+        source.push(picture)
+    assert wait_for(lambda: source.drained and loop.frames.image()[0] is not None)
+    time.sleep(0.05)
+    shown, _ = loop.frames.image()
+    assert shown is not None and shown.shape == (160, 120, 3)
+    assert np.array_equal(shown, np.rot90(picture, k=-1))  # np.rot90 turns counterclockwise for k > 0
+    assert shown[60:100, 0:40].min() == 230 and shown[60:100, 80:120].max() == 30
+    assert reader.shapes == {(160, 120, 3)}  # the reader sees the upright picture only
+    response = app.test_client().get("/camera/frame.jpg")
+    assert response.status_code == 200
+    assert cv2.imdecode(np.frombuffer(response.data, np.uint8), cv2.IMREAD_COLOR).shape == (160, 120, 3)
+
+
+def test_the_demo_table_turned_upside_down_is_still_driven_by_the_game() -> None:
+    from vision.live.sources import TurnedSource
+    from web.camera_loop import source_factory
+    from web.demo_driver import demo_table_of
+
+    source = source_factory("demo", turn=180)()
+    try:
+        assert isinstance(source, TurnedSource) and source.turn == 180
+        assert isinstance(demo_table_of(source), DemoTable)
+    finally:
+        source.close()
+    assert source.state.status == "closed"

@@ -37,6 +37,48 @@ def test_unknown_source_is_refused_by_the_parser(capsys):
     assert exit_info.value.code == 2 and "invalid choice" in capsys.readouterr().err
 
 
+def test_serve_takes_the_turn_of_the_camera():
+    assert cli.build_parser().parse_args(["serve", "--turn", "180"]).turn == "180"
+    assert serve.turn_of(cli.build_parser().parse_args(["serve", "--turn", "270"])) == 270
+    assert serve.turn_of(cli.build_parser().parse_args(["serve"])) == 0
+
+
+def test_a_bad_turn_is_one_line_and_exit_2(capsys, tmp_path):
+    for bad in ("45", "sideways"):
+        assert cli.main(["serve", "--turn", bad, "--db", str(tmp_path / "g.db")]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("dicekeeper serve: --turn must be one of 0, 90, 180, 270")
+    assert not (tmp_path / "g.db").exists()  # refused before anything was opened
+
+
+def test_the_turn_reaches_the_apps_camera_settings(monkeypatch, capsys, tmp_path):
+    import web
+    import web.server
+
+    made = []
+
+    def create_app(config):
+        made.append(real_create_app(config))
+        return made[-1]
+
+    def no_server(app, host, port):
+        raise OSError(98, "Address already in use")
+
+    real_create_app = web.create_app
+    monkeypatch.setattr(web, "create_app", create_app)
+    monkeypatch.setattr(web.server, "make_server", no_server)
+    try:
+        argv = ["serve", "--source", "demo", "--turn", "270", "--db", str(tmp_path / "g.db")]
+        assert cli.main(argv) == 2  # stopped at the server, after the app was made
+        assert "cannot listen" in capsys.readouterr().err
+        assert len(made) == 1
+        assert (made[0].config["CAMERA_SOURCE"], made[0].config["CAMERA_TURN"]) == ("demo", 270)
+        assert "dicekeeper.camera" not in made[0].extensions  # no worker was started
+    finally:
+        for app in made:
+            app.extensions["dicekeeper.live"].close()
+
+
 def test_bad_port_is_a_cli_error(capsys, tmp_path):
     assert cli.main(["serve", "--port", "70000", "--db", str(tmp_path / "g.db")]) == 2
     assert "--port must be from 0" in capsys.readouterr().err

@@ -7,8 +7,10 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from vision.adapt.memory import NOT_A_DIE
+from vision.live.sources import SourceError
 from vision.read.reader import DiceReader
 from vision.types import DieBox
 from web import create_app
@@ -53,6 +55,19 @@ def test_start_and_stop_workers_of_one_app_leave_no_thread_behind(tmp_path: Path
     stop_workers(app)
     time.sleep(0.1)
     assert set(threading.enumerate()) - before == set()
+
+
+def test_the_camera_turn_defaults_to_0_and_a_bad_one_is_refused_before_any_thread(tmp_path: Path) -> None:
+    assert create_app(config(tmp_path)).config["CAMERA_TURN"] == 0
+    for bad in (45, "180", None):
+        before = set(threading.enumerate())
+        app = create_app({**config(tmp_path), "CAMERA_TURN": bad})
+        with pytest.raises(SourceError, match="turn must be 0, 90, 180 or 270 degrees clockwise"):
+            start_workers(app)
+        assert set(threading.enumerate()) - before == set()
+        assert "dicekeeper.camera" not in app.extensions
+        stop_workers(app)
+        app.extensions["dicekeeper.live"].close()
 
 
 class RecordingLearner:

@@ -9,6 +9,7 @@ it opened on `close()`. Two kinds of delivery:
   order, as fast as it is asked; timestamps are frame index / fps on the source's own clock.
 
 A camera that stops delivering is released and reopened with growing pauses; `state` says so.
+A camera mounted upside down or on its side is set upright by `TurnedSource` (`open_source(turn=...)`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,14 @@ from vision.live.frames import (  # noqa: F401  (re-exported: the sources' vocab
 
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"})
 VIDEO_SUFFIXES = frozenset({".mp4", ".avi", ".mkv", ".mov", ".webm", ".mjpeg", ".mjpg", ".m4v", ".wmv"})
+
+# How far a source's pictures can be turned, in degrees clockwise, and OpenCV's code for each turn.
+TURNS = (0, 90, 180, 270)
+ROTATE_CODES: dict[int, int] = {
+    90: cv2.ROTATE_90_CLOCKWISE,
+    180: cv2.ROTATE_180,
+    270: cv2.ROTATE_90_COUNTERCLOCKWISE,
+}
 
 
 class LatestFrame:
@@ -325,16 +334,88 @@ class PacedSource(LiveSource):
         self.inner.close()
 
 
+def check_turn(turn: object) -> int:
+    """`turn` when it is one of `TURNS` (degrees clockwise); anything else raises `SourceError`."""
+    if isinstance(turn, bool) or not isinstance(turn, int) or turn not in TURNS:
+        raise SourceError(f"turn must be 0, 90, 180 or 270 degrees clockwise, not {turn!r}")
+    return turn
+
+
+def turn_image(image: np.ndarray, turn: int) -> np.ndarray:
+    """`image` turned clockwise by `turn` degrees (one of `TURNS`); the same array for 0."""
+    code = ROTATE_CODES.get(check_turn(turn))
+    return image if code is None else cv2.rotate(image, code)
+
+
+class TurnedSource(BaseSource):
+    """Another source whose every frame is turned clockwise by `turn` degrees, for a camera mounted
+    upside down (180) or on its side (90, 270). Everything else is the inner source's: its state,
+    `finished`, the frames' times and indexes; closing this closes the inner source. Frames are
+    turned as they are handed out, so a live source turns only the frames that are read."""
+
+    def __init__(self, inner: BaseSource, turn: int) -> None:
+        self.turn = check_turn(turn)
+        super().__init__(inner.name)
+        self.inner = inner
+
+    @property
+    def state(self) -> SourceState:
+        return self.inner.state
+
+    @property
+    def finished(self) -> bool:
+        return self.inner.finished
+
+    def read(self, timeout: float | None = None) -> Frame | None:
+        frame = self.inner.read(timeout)
+        if frame is None or self.turn == 0:
+            return frame
+        return replace(frame, image=turn_image(frame.image, self.turn))
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def turned(source: BaseSource, turn: int) -> BaseSource:
+    """`source` with its pictures turned clockwise by `turn` degrees: `source` itself for 0.
+    A bad `turn` closes `source` and raises `SourceError`."""
+    try:
+        check_turn(turn)
+    except SourceError:
+        source.close()
+        raise
+    return source if turn == 0 else TurnedSource(source, turn)
+
+
+def innermost(source: BaseSource) -> BaseSource:
+    """The source at the bottom of a stack of wrappers (`PacedSource`, `TurnedSource`)."""
+    inner = getattr(source, "inner", None)
+    while isinstance(inner, BaseSource):
+        source, inner = inner, getattr(inner, "inner", None)
+    return source
+
+
 def camera_devices() -> list[str]:
     return sorted(glob.glob("/dev/video*"))
 
 
 def open_source(
-    spec: str, realtime: bool | None = None, fps: float | None = None, seed: int = 1, autoplay: bool = True
+    spec: str,
+    realtime: bool | None = None,
+    fps: float | None = None,
+    seed: int = 1,
+    autoplay: bool = True,
+    turn: int = 0,
 ) -> BaseSource:
     """The source a command-line word names: `demo`, a camera index, `/dev/videoN`, a video file or
     a folder of images. `realtime` paces files and the demo like a camera (default: only the demo).
-    `autoplay=False` makes the demo table wait to be driven by a game."""
+    `autoplay=False` makes the demo table wait to be driven by a game. `turn` (0, 90, 180 or 270
+    degrees clockwise) sets upright the pictures of a camera mounted upside down or on its side."""
+    check_turn(turn)  # before anything is opened
+    return turned(_open_upright(spec, realtime, fps, seed, autoplay), turn)
+
+
+def _open_upright(spec: str, realtime: bool | None, fps: float | None, seed: int, autoplay: bool) -> BaseSource:
     text = spec.strip()
     if not text:
         raise SourceError("no source given: use demo, a camera number, /dev/videoN, a video file or a folder")

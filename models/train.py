@@ -247,19 +247,13 @@ def write_card(figures: dict, path: Path, command: str) -> None:
     table = "\n".join(rows)
     start = figures.get("initial_weights")
     went_on = f" Training went on from `{start}`, its batch norms frozen." if start else ""
-    turns = (
-        "mirrors left to right but no turns (the picture's up kept)"
-        if figures.get("keep_up")
-        else "random quarter turns, mirrors"
-    )
-    tilts, rotations = (
-        (
-            "dice leaning away from the camera (their side faces below the top face), half of them 15 to 45 degrees",
-            "turns of a normal spread of 10 degrees (the other sets' crops too)",
-        )
-        if figures.get("keep_up")
-        else ("tilts up to 40 degrees with side faces", "random rotations")
-    )
+    if figures.get("keep_up"):
+        turns = "mirrors left to right but no turns (the picture's up kept)"
+        tilts = "dice leaning away from the camera (their side faces below the top face), half of them 15 to 45 degrees"
+        rotations = "turns of a normal spread of 10 degrees (the other sets' crops too)"
+    else:
+        turns = "random quarter turns, mirrors"
+        tilts, rotations = "tilts up to 40 degrees with side faces", "random rotations"
     path.write_text(
         CARD.format(
             command=command, table=table, went_on=went_on, turns=turns, tilts=tilts, rotations=rotations, **figures

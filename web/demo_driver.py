@@ -6,18 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from vision.live.frames import BaseSource
+from vision.live.sources import demo_table_of
 from web.games import GameBook
 from web.live import ALL_GAMES, Broker
 from web.throw_recorder import ThrowRecorder
-
-
-def demo_table_of(source: BaseSource) -> Any | None:
-    """The demo table behind `source` (possibly paced or turned), or None for any other source."""
-    from vision.live.demo_table import DemoSource
-    from vision.live.sources import innermost
-
-    inner = innermost(source)
-    return inner.table if isinstance(inner, DemoSource) else None
 
 
 class DemoDriver:

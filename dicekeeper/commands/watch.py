@@ -8,14 +8,9 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from dicekeeper.cli import CliError, add_command, positive_int
 from dicekeeper.commands.vision import add_mode_argument
-
-if TYPE_CHECKING:
-    from vision.live.demo_table import DemoTable
-    from vision.live.sources import BaseSource
 
 TURN_HELP = (
     "turn the camera's picture clockwise by this much, 0, 90, 180 or 270 degrees (default 0): "
@@ -94,7 +89,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     from vision.draw.live import draw_live
     from vision.live.framing import framing_advice, typical_die_px
     from vision.live.settle import ThrowWatcher, default_reader
-    from vision.live.sources import SourceError, open_source
+    from vision.live.sources import SourceError, demo_table_of, open_source
 
     turn = turn_of(args)
     realtime = (not args.fast) if args.source.strip() == "demo" else args.realtime
@@ -110,7 +105,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     if args.annotate:
         os.makedirs(args.annotate, exist_ok=True)
     watcher = ThrowWatcher(reader)
-    demo = _demo_table(source)
+    demo = demo_table_of(source)
     printed = 0
     advised = False  # the advice on the dice's size in the picture is printed once
     shown_state = None
@@ -173,11 +168,3 @@ def cmd_watch(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     return 1 if source.state.status == "failed" else 0
-
-
-def _demo_table(source: BaseSource) -> DemoTable | None:
-    from vision.live.demo_table import DemoSource
-    from vision.live.sources import innermost
-
-    inner = innermost(source)  # under the pacing and turning wrappers
-    return inner.table if isinstance(inner, DemoSource) else None

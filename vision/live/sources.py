@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -36,6 +37,9 @@ from vision.live.frames import (  # noqa: F401  (re-exported: the sources' vocab
     SourceState,
     SourceStatus,
 )
+
+if TYPE_CHECKING:
+    from vision.live.demo_table import DemoTable
 
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"})
 VIDEO_SUFFIXES = frozenset({".mp4", ".avi", ".mkv", ".mov", ".webm", ".mjpeg", ".mjpg", ".m4v", ".wmv"})
@@ -368,9 +372,7 @@ class TurnedSource(BaseSource):
 
     def read(self, timeout: float | None = None) -> Frame | None:
         frame = self.inner.read(timeout)
-        if frame is None or self.turn == 0:
-            return frame
-        return replace(frame, image=turn_image(frame.image, self.turn))
+        return None if frame is None else replace(frame, image=turn_image(frame.image, self.turn))
 
     def close(self) -> None:
         self.inner.close()
@@ -393,6 +395,14 @@ def innermost(source: BaseSource) -> BaseSource:
     while isinstance(inner, BaseSource):
         source, inner = inner, getattr(inner, "inner", None)
     return source
+
+
+def demo_table_of(source: BaseSource) -> DemoTable | None:
+    """The demo table behind `source` (possibly paced or turned), or None for any other source."""
+    from vision.live.demo_table import DemoSource
+
+    inner = innermost(source)
+    return inner.table if isinstance(inner, DemoSource) else None
 
 
 def camera_devices() -> list[str]:

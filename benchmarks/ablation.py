@@ -67,6 +67,7 @@ VARIANTS: list[tuple[str, str, ReaderSettings, DetectorSettings]] = [
     SHIPPED,
     ("+ the detector's mirrored view (not the default)", "combined", FULL, replace(DetectorSettings(), views=2)),
     ("shipped without the pip colour check", "combined", _without_colour_check(FULL), DetectorSettings()),
+    ("shipped without the clump check", "combined", replace(FULL, clump_dice=None), DetectorSettings()),
 ]
 
 

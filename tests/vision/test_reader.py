@@ -495,3 +495,69 @@ def test_the_live_reader_reads_every_value_its_full_look_reads(
             reading = reader._inspect_one(frame, candidate, p).reading
             values.append(None if reading is None else reading.value)
     assert values[0] == values[1]
+
+
+class CoarseClump:
+    """A stand-in detector whose coarse look saw `covered` as one big die around them."""
+
+    def __init__(self, big: DieBox, *covered: DieBox) -> None:
+        self.big, self.covered = big, covered
+
+    def detect(self, frame_bgr: np.ndarray) -> list[object]:
+        from vision.read.detect import Detection
+
+        covers = tuple(Detection(box, 0.7) for box in self.covered)
+        return [Detection(self.big, 0.6, covers=covers)]
+
+
+class BigOnlyIsADie:
+    """Says a box at least `side` across is a five, and a smaller one no die."""
+
+    def __init__(self, side: float) -> None:
+        self.side = side
+
+    def predict(self, frame_bgr: np.ndarray, boxes: Sequence[DieBox]) -> np.ndarray:
+        out = np.full((len(boxes), 7), 0.01)
+        for row, box in enumerate(boxes):
+            out[row, 4 if box.size >= self.side else 6] = 0.94
+        return out
+
+
+def three_dice_in_a_clump() -> tuple[np.ndarray, list[DrawnDie], CoarseClump]:
+    dice = [DrawnDie(v, (560 + 80 * i, 330 + 30 * (i % 2)), 64, 10.0 * i) for i, v in enumerate((2, 4, 6))]
+    frame = draw_scene(1280, 720, dice, seed=5)
+    boxes = [DieBox(float(d.center[0]), float(d.center[1]), 66.0, 66.0) for d in dice]
+    return frame, dice, CoarseClump(DieBox(640.0, 345.0, 240.0, 240.0), *boxes)
+
+
+@pytest.mark.parametrize("settings", [ReaderSettings(), LIVE])
+def test_a_clump_of_dice_the_coarse_look_saw_as_one_is_read_as_its_dice(settings: ReaderSettings) -> None:
+    frame, dice, clump = three_dice_in_a_clump()
+    classifier = FaceByPlace({560: 2, 640: 4, 720: 6})
+    readings = DiceReader(classifier, detector=clump, settings=settings).read(frame)
+    expected = [DieReading(d.value, DieBox(*d.center, 64, 64), 1.0, "pips") for d in dice]
+    assert by_position(readings) == by_position(expected)
+
+
+def test_a_big_die_whose_covered_finds_are_no_dice_stays_one_die() -> None:
+    frame, _, clump = three_dice_in_a_clump()
+    readings = DiceReader(BigOnlyIsADie(200.0), detector=clump, mode="classifier").read(frame)
+    assert [(r.value, r.box.size) for r in readings] == [(5, 240.0)]
+
+
+def test_without_the_clump_check_the_coarse_die_stands() -> None:
+    frame, _, clump = three_dice_in_a_clump()
+    classifier = FaceByPlace({640: 5})
+    reader = DiceReader(classifier, detector=clump, mode="classifier", settings=ReaderSettings(clump_dice=None))
+    assert [r.box.size for r in reader.read(frame)] == [240.0]
+
+
+def test_the_pips_reader_leaves_the_detectors_choice_alone() -> None:
+    frame, _, clump = three_dice_in_a_clump()
+    inspections = DiceReader(FakeClassifier(3), detector=clump, mode="pips").inspect(frame)
+    assert [item.candidate.box.size for item in inspections] == [240.0]
+
+
+def test_a_clump_needs_at_least_one_die() -> None:
+    with pytest.raises(ValueError, match="clump_dice"):
+        ReaderSettings(clump_dice=0)

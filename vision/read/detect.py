@@ -63,10 +63,15 @@ class DetectorSettings:
 
 @dataclass(frozen=True)
 class Detection:
-    """One die the detector found: its top face's box in frame pixels and how sure it is."""
+    """One die the detector found: its top face's box in frame pixels and how sure it is.
+
+    A die of the coarse look `covers` the first look's finds it took the place of: its own pips
+    seen as dice, or, when it is really a clump of dice seen as one, those dice (the reader's
+    classifier tells which, see `vision.read.reader.ReaderSettings.clump_dice`)."""
 
     box: DieBox
     score: float
+    covers: tuple[Detection, ...] = ()
 
 
 class DiceDetector:
@@ -123,7 +128,7 @@ class DiceDetector:
 
         A coarse die on which the first look found a die at least half its size is that die,
         seen better by the first look; otherwise it takes the place of the smaller finds
-        inside it (its pips, which the first look takes for small dice)."""
+        inside it (its pips, which the first look takes for small dice), and covers them."""
         settings = self.settings
         # Shrunk from the first look's input, not from the frame: a tenth of the work.
         factor = side / max(resized.shape[:2])
@@ -141,7 +146,7 @@ class DiceDetector:
             ]
             if any(d.box.size >= 0.5 * big.box.size for d in inside):
                 continue
-            kept, added = [d for d in kept if d not in inside] + [big], True
+            kept, added = [d for d in kept if d not in inside] + [replace(big, covers=tuple(inside))], True
         return self._distinct(sorted(kept, key=lambda d: -d.score)) if added else found
 
     def _detect_fine(self, resized: np.ndarray, scale: float, shape: tuple[int, ...]) -> list[Detection]:

@@ -147,3 +147,12 @@ def test_pips_stand_out_by_lightness_or_by_hue_as_red_pips_on_a_black_die() -> N
             by_hue += lightness_gap <= 90
     assert by_hue >= 20
     assert ((25, 25, 25), (40, 40, 200)) in DIE_COLOURS  # black with red pips, among the common kinds
+
+
+def test_the_dice_of_a_slanted_table_mostly_lean_away_from_the_camera() -> None:
+    """The perspective looks up the frame, so a die's near side shows below its top face."""
+    from vision.synth.domain import TableSession
+    from vision.synth.render import AWAY_FROM_CAMERA
+
+    directions = [TableSession(seed).lean_direction for seed in range(60)]
+    assert 0.55 < sum(d == AWAY_FROM_CAMERA for d in directions) / len(directions) < 0.85

@@ -15,7 +15,7 @@ import numpy as np
 
 from vision.images import jpeg_round_trip
 from vision.synth.clutter import draw_random_clutter
-from vision.synth.render import DieSpec, Effects, Glare, draw_dice, top_face
+from vision.synth.render import AWAY_FROM_CAMERA, DieSpec, Effects, Glare, draw_dice, top_face
 from vision.synth.scenes import die_colours
 from vision.synth.tables import SURFACES, draw_surface, random_colour
 from vision.types import BGR
@@ -241,7 +241,7 @@ def random_sample(
             draw_random_clutter(frame, cx, cy, size * rng.uniform(0.7, 1.5), rng)
 
     lean = oblique * 35
-    lean_direction = 90.0 if rng.random() < 0.7 else float(rng.uniform(0, 360))
+    lean_direction = AWAY_FROM_CAMERA if rng.random() < 0.7 else float(rng.uniform(0, 360))
     # Players mostly throw a matched set: then every die has the same colours.
     matched = die_colours(rng, 0.55, 25) if rng.random() < MATCHED_SET else None
     dice = tuple(_random_die(rng, x, y, s, lean, lean_direction, matched) for x, y, s in spots)
@@ -331,7 +331,7 @@ class TableSession:
             draw_random_clutter(table, thing.cx, thing.cy, thing.size, np.random.default_rng(thing.seed))
         self.table = table
         self.oblique = float(rng.uniform(0, 1)) if rng.random() < 0.6 else 0.0
-        self.lean_direction = 90.0 if rng.random() < 0.7 else float(rng.uniform(0, 360))
+        self.lean_direction = AWAY_FROM_CAMERA if rng.random() < 0.7 else float(rng.uniform(0, 360))
         self.matrix = _perspective(width, height, rng, self.oblique) if self.oblique > 0 else None
         self.colours = (
             [die_colours(rng, 0.55, 25)] * dice

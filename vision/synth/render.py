@@ -41,6 +41,12 @@ _FACES: tuple[tuple[tuple[int, int, int], tuple[tuple[int, int, int], ...]], ...
 )
 
 
+# The image direction (degrees, as `DieSpec.tilt_direction`) that an upright camera looking
+# obliquely down at the table sees a die's top face lean to: up, away from the camera, with
+# the die's near side below it.
+AWAY_FROM_CAMERA = 270.0
+
+
 @dataclass(frozen=True)
 class DieSpec:
     """One die: its top value, where it lies and how it looks.

@@ -20,16 +20,15 @@ import numpy as np
 
 from vision.read.classifier import NOT_A_DIE
 from vision.read.crops import CROP_SIZE, crop_die
-from vision.synth.render import DieSpec, Scene, render
+from vision.synth.render import AWAY_FROM_CAMERA, DieSpec, Scene, render
 from vision.synth.scenes import random_colour, random_die, random_effects, random_table
 from vision.training.photo_crops import BOX_SCALE, TURN_SPREAD
 from vision.types import DieBox
 
 NEGATIVE_SHARE = 0.2
 NEGATIVE_KINDS = ("table", "object", "half", "pair", "side")
-# With `keep_up`: the image direction the top face leans to (the renderer's degrees, 270 = up),
-# its spread, the share of dice leaned further and how far.
-AWAY_FROM_CAMERA = 270.0
+# With `keep_up`: the spread of the direction the top face leans to (`AWAY_FROM_CAMERA`), the
+# share of dice leaned further and how far.
 LEAN_SPREAD = 30.0
 STEEP_SHARE = 0.5
 STEEP_TILT = (15.0, 45.0)

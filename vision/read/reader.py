@@ -125,11 +125,12 @@ class ReaderSettings:
         if self.clump_dice is not None and self.clump_dice < 1:
             raise ValueError(f"clump_dice must be at least 1, or None, not {self.clump_dice!r}")
 
-    def reads_as_die(self, p: np.ndarray) -> bool:
-        """Whether the classifier's `p` is as sure of a face as it must be to decide a die in
-        doubt, and surer of it than that there is no die."""
+    def reads_as_die(self, p: np.ndarray, sure: float | None = None) -> bool:
+        """Whether the classifier's `p` is at least `sure` (by default as sure as it must be to
+        decide a die in doubt) of its likeliest face, and surer of it than that there is no die."""
         best = int(np.argmax(p[:NOT_A_DIE]))
-        return bool(p[best] >= self.decide_probability and p[best] > p[NOT_A_DIE])
+        needed = self.decide_probability if sure is None else sure
+        return bool(p[best] >= needed and p[best] > p[NOT_A_DIE])
 
     @property
     def sure_probability(self) -> float:
@@ -332,7 +333,7 @@ class DiceReader:
                 if p[best] >= settings.sure_probability:
                     reading = DieReading(best + 1, outline.box, round(float(p[best]), 3), "classifier")
                     return Inspection(outline, unlooked, _UNREAD, reading)
-                if self._value_is_settled(p, best):
+                if self._value_is_settled(p):
                     settled = best
         candidate = face_of(outline, frame_bgr) if settings.face_mask else outline
         first = find_pips(frame_bgr, candidate, candidate.side, settings.pips)
@@ -346,16 +347,14 @@ class DiceReader:
             decided = _centred_on_pips(decided, pips, face)
         return Inspection(candidate, pips, face, decided)
 
-    def _value_is_settled(self, p: np.ndarray, best: int) -> bool:
+    def _value_is_settled(self, p: np.ndarray) -> bool:
         """Whether the classifier's `p`, short of the veto, leaves a die's pips only one
         question in "combined" mode: are there any? With at least one pip found, `_decide`
-        reads face `best` however the pips read: a clear face of another value is overruled,
+        reads the classifier's likeliest face however the pips read: a clear face of another value is overruled,
         a doubtful one decided by the classifier, and a clear face of this value is this
         value. With none, the die may be dropped, as a blank face needs a surer classifier."""
         settings = self.settings
-        return bool(
-            p[best] >= max(settings.overrule_probability, settings.decide_probability) and p[best] > p[NOT_A_DIE]
-        )
+        return settings.reads_as_die(p, max(settings.overrule_probability, settings.decide_probability))
 
     def _look_at(
         self, frame_bgr: np.ndarray, candidate: Candidate, first: PipFinding | None = None
@@ -425,7 +424,7 @@ class DiceReader:
             if face.doubtful or face.value is None:
                 # A face without a single pip is more often a coin or a screw than a die.
                 needed = self.settings.decide_probability if face.count else self.settings.decide_pipless_probability
-                if p[best] < needed or p[NOT_A_DIE] >= p[best]:
+                if not self.settings.reads_as_die(p, needed):
                     return None
                 return DieReading(best + 1, box, round(float(p[best]), 3), "classifier")
             if face.value != best + 1 and p[best] >= self.settings.overrule_probability:

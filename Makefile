@@ -24,8 +24,9 @@ lint: install
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
+# One worker a core; a module's tests stay on one worker, so its fixtures are built once.
 test: lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadscope
 
 # Rewrites the pictures in docs/screenshots/ from the browser tests (make test never touches them).
 screenshots: install

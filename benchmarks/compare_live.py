@@ -1,11 +1,14 @@
 """Time the live reader (`dicekeeper bench --live`) and the classic blob reader side by side,
 in one run, one thread, on the same frames.
 
-    python benchmarks/compare_live.py [--repeat 20] [--mirrored] [--no-coarse] [--all-pips] [--json] FRAME...
+    python benchmarks/compare_live.py [--repeat 20] [--mirrored] [--no-coarse] [--always-coarse] [--all-pips]
+        [--json] FRAME...
 
 `--mirrored` also times the live reader with the detector looking at the frame mirrored too
 (`DetectorSettings(views=2)`), to show what that view costs; `--no-coarse` also times it
 without the detector's coarse look for big dice (`DetectorSettings(coarse_side=None)`);
+`--always-coarse` also times it taking the coarse look on every frame, not only when the first
+look found something the classifier doubts (`coarse_only_in_doubt=False`);
 `--all-pips` also times it looking for the pips of every die, as the reader of photos does
 (`ReaderSettings()` instead of `LIVE`). It also counts, untimed, the dice a frame whose pips
 the live reader looks for (the dice the classifier is not sure of, and small ones): each costs
@@ -19,6 +22,7 @@ import argparse
 import json
 import statistics
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -41,6 +45,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="alternate the two readers this many times")
     parser.add_argument("--mirrored", action="store_true", help="also time the detector with the mirrored view")
     parser.add_argument("--no-coarse", action="store_true", help="also time the detector without its coarse look")
+    parser.add_argument(
+        "--always-coarse", action="store_true", help="also time it taking the coarse look on every frame"
+    )
     parser.add_argument("--all-pips", action="store_true", help="also time it looking for every die's pips")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
@@ -53,6 +60,11 @@ def main(argv: list[str] | None = None) -> int:
         if wanted:
             detector = load_default_detector(settings=others[name])
             readers[name] = DiceReader(load_default_classifier(), detector=detector, settings=LIVE).read
+    if args.always_coarse:
+        always = replace(LIVE, coarse_only_in_doubt=False)
+        readers["always-coarse"] = DiceReader(
+            load_default_classifier(), detector=load_default_detector(), settings=always
+        ).read
     if args.all_pips:
         readers["all-pips"] = DiceReader(load_default_classifier(), detector=load_default_detector()).read
     times: dict[str, list[float]] = {name: [] for name in readers}
@@ -80,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     else:
         for name, ms in result.items():
-            print(f"{name:<9} median {ms:7.2f} ms a frame ({len(times[name])} reads of {len(frames)} frames)")
+            print(f"{name:<13} median {ms:7.2f} ms a frame ({len(times[name])} reads of {len(frames)} frames)")
         if looked is not None:
             print(f"the live reader looked for the pips of {looked:.2f} dice a frame")
     return 0

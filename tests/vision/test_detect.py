@@ -249,6 +249,30 @@ def test_a_die_the_first_look_saw_whole_keeps_its_box(monkeypatch: pytest.Monkey
     assert detector.detect(frame) == [first]
 
 
+@pytest.mark.parametrize("wanted", [True, False])
+def test_the_coarse_look_is_taken_only_when_wanted(monkeypatch: pytest.MonkeyPatch, wanted: bool) -> None:
+    detector = DiceDetector(default_model_path("dice_detector.onnx"))
+    frame = np.zeros((720, 1280, 3), np.uint8)
+    big = Detection(DieBox(400.0, 300.0, 300.0, 300.0), 0.6)
+    pip = Detection(DieBox(410.0, 310.0, 50.0, 50.0), 0.8)
+    looked: list[int] = []
+    asked: list[list[Detection]] = []
+
+    def look(view: np.ndarray, scale: float, shape: tuple[int, ...], threshold: float) -> list[Detection]:
+        looked.append(view.shape[1])
+        return [big] if view.shape[1] == 320 else [pip]
+
+    def coarse_wanted(found: list[Detection]) -> bool:
+        asked.append(found)
+        return wanted
+
+    monkeypatch.setattr(detector, "_look", look)
+    found = detector.detect(frame, coarse_wanted)
+    assert asked == [[pip]]
+    assert looked == ([640, 320] if wanted else [640])
+    assert found == ([replace(big, covers=(pip,))] if wanted else [pip])
+
+
 def test_the_coarse_look_must_be_smaller_than_the_first() -> None:
     with pytest.raises(ValueError, match="coarse_side"):
         DetectorSettings(coarse_side=800)
@@ -257,14 +281,16 @@ def test_the_coarse_look_must_be_smaller_than_the_first() -> None:
 @pytest.mark.parametrize("value", [3, 4, 6])
 def test_the_pips_of_a_die_close_to_the_camera_are_not_taken_for_a_clump(value: int) -> None:
     """On wood the first look takes three to five of a big die's pips for dice; the classifier
-    does not, so the reader keeps the coarse look's one die."""
+    does not, so the reader keeps the coarse look's one die. So does the live reader, which
+    takes the coarse look only when the first look found something the classifier doubts."""
     from vision.read.classifier import load_default_classifier
-    from vision.read.reader import DiceReader
+    from vision.read.reader import LIVE, DiceReader, ReaderSettings
 
     die = DieSpec(value, 640.0, 360.0, 320.0, angle=10.0)
     frame = render(Scene(1280, 720, background="wood", background_bgr=(70, 110, 150), dice=(die,), seed=3)).frame
     reader = DiceReader(load_default_classifier())
     (found,) = reader.detector.detect(frame)
     assert len(found.covers) >= 3
-    (reading,) = reader.read(frame)
-    assert math.hypot(reading.box.cx - die.cx, reading.box.cy - die.cy) < 0.25 * die.size
+    for settings in (ReaderSettings(), LIVE):
+        (reading,) = DiceReader(reader.classifier, settings=settings, detector=reader.detector).read(frame)
+        assert math.hypot(reading.box.cx - die.cx, reading.box.cy - die.cy) < 0.25 * die.size

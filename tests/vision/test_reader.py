@@ -453,6 +453,69 @@ def test_the_live_reader_reads_every_die_as_the_still_reader_does() -> None:
     assert skipped > 0
 
 
+class CountingClassifier:
+    """The shipped classifier, counting the boxes it is asked about."""
+
+    def __init__(self) -> None:
+        from vision.read.classifier import load_default_classifier
+
+        self.inner = load_default_classifier()
+        self.asked: list[int] = []
+
+    def predict(self, frame_bgr: np.ndarray, boxes: Sequence[DieBox]) -> np.ndarray:
+        self.asked.append(len(boxes))
+        return self.inner.predict(frame_bgr, boxes)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_live_reader_skips_the_coarse_look_when_every_find_is_a_clear_die(
+    monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    from vision.read.detect import load_default_detector
+
+    frame = draw_table(values=(1, 2, 3, 4, 5, 6), seed=seed)
+    detector = load_default_detector()
+    looks: list[int] = []
+    look = detector._look
+    monkeypatch.setattr(detector, "_look", lambda view, *args: looks.append(view.shape[1]) or look(view, *args))
+    classifier = CountingClassifier()
+    readings = DiceReader(classifier, detector=detector, settings=LIVE).read(frame)
+    assert looks == [640]  # the first look alone
+    assert classifier.asked == [6]  # once, its answer used for the reading too
+    always = DiceReader(classifier, detector=detector, settings=replace(LIVE, coarse_only_in_doubt=False))
+    assert always.read(frame) == readings
+    assert looks == [640, 640, 320]
+    assert sorted(r.value for r in readings) == [1, 2, 3, 4, 5, 6]
+
+
+class NoDieRightOf:
+    """Says a box left of `x` is a sure three, and one right of it no die."""
+
+    def __init__(self, x: float) -> None:
+        self.x = x
+
+    def predict(self, frame_bgr: np.ndarray, boxes: Sequence[DieBox]) -> np.ndarray:
+        out = np.full((len(boxes), 7), 0.01)
+        for row, box in enumerate(boxes):
+            out[row, 2 if box.cx < self.x else 6] = 0.94
+        return out
+
+
+def test_the_live_reader_takes_the_coarse_look_when_a_find_is_in_doubt(monkeypatch: pytest.MonkeyPatch) -> None:
+    from vision.read.detect import load_default_detector
+
+    frame = draw_table(values=(3, 5), seed=1)
+    detector = load_default_detector()
+    looks: list[int] = []
+    look = detector._look
+    monkeypatch.setattr(detector, "_look", lambda view, *args: looks.append(view.shape[1]) or look(view, *args))
+    DiceReader(NoDieRightOf(500.0), detector=detector, settings=LIVE).read(frame)
+    assert looks == [640, 320]
+    looks.clear()
+    DiceReader(NoDieRightOf(0.0), detector=detector, settings=LIVE).read(np.full((720, 1280, 3), 90, np.uint8))
+    assert looks == [640, 320]  # nothing found: a die too big for the first look may be there
+
+
 @hypothesis.settings(max_examples=400, deadline=None)
 @hypothesis.given(
     weights=st.lists(st.floats(0.0, 1.0), min_size=7, max_size=7).filter(lambda w: sum(w) > 0.01),

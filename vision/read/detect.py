@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -109,15 +110,20 @@ class DiceDetector:
         size = (max(1, round(width * scale)), max(1, round(height * scale)))
         return cv2.resize(frame_bgr, size, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR), scale
 
-    def detect(self, frame_bgr: np.ndarray) -> list[Detection]:
-        """Every die found, surest first."""
+    def detect(
+        self, frame_bgr: np.ndarray, coarse_wanted: Callable[[list[Detection]], bool] | None = None
+    ) -> list[Detection]:
+        """Every die found, surest first.
+
+        `coarse_wanted`, when given, is asked with the first look's finds whether the coarse
+        look is worth taking; the first look's finds are returned as they are when it says no."""
         if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3 or frame_bgr.dtype != np.uint8:
             raise ValueError(
                 f"expected a BGR uint8 frame of shape (height, width, 3), got {frame_bgr.dtype} {frame_bgr.shape}"
             )
         resized, scale = self._resized(frame_bgr)
         found = self._detect_fine(resized, scale, frame_bgr.shape)
-        if self.settings.coarse_side is None:
+        if self.settings.coarse_side is None or (coarse_wanted is not None and not coarse_wanted(found)):
             return found
         return self._with_big_dice(found, resized, scale, frame_bgr.shape, self.settings.coarse_side)
 

@@ -120,6 +120,11 @@ class ReaderSettings:
     # to the camera"). None: the detector's choice stands. Chosen on the train splits and
     # rendered tables.
     clump_dice: int | None = 2
+    # The detector's coarse look is taken only when the first look found nothing, or something
+    # the classifier does not read as a die (`reads_as_die`): a big die's pips seen as dice, or
+    # a clump of dice seen as one, are what it is for. A live camera's frames mostly hold only
+    # clear dice, and the look is a sixth of the live reader's time (see docs/vision.md, "Speed").
+    coarse_only_in_doubt: bool = False
 
     def __post_init__(self) -> None:
         if self.clump_dice is not None and self.clump_dice < 1:
@@ -141,7 +146,15 @@ class ReaderSettings:
 # The reader under a live camera, where a die's value and a steady box are all the game needs:
 # the faces the classifier is sure of skip the pips, and every box is the detector's, so that a
 # die's box does not jump as its face goes in and out of doubt from frame to frame.
-LIVE = ReaderSettings(pips_only_in_doubt=True, centre_on_pips=False)
+LIVE = ReaderSettings(pips_only_in_doubt=True, centre_on_pips=False, coarse_only_in_doubt=True)
+
+
+def _classified(classifier: FaceClassifier, frame_bgr: np.ndarray, boxes: list[DieBox]) -> np.ndarray:
+    """The classifier's (N, 7) probabilities for the boxes, or ValueError for another shape."""
+    probabilities = np.asarray(classifier.predict(frame_bgr, boxes), dtype=np.float64)
+    if probabilities.shape != (len(boxes), 7):
+        raise ValueError(f"classifier returned shape {probabilities.shape}, expected ({len(boxes)}, 7)")
+    return probabilities
 
 
 def _pips_confidence(face: FaceRead, contrast: float) -> float:
@@ -260,7 +273,7 @@ class DiceReader:
         """Every die found, with its pips, face read and final reading (None when dropped)."""
         if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3 or frame_bgr.dtype != np.uint8:
             raise ValueError("expected a BGR uint8 frame of shape (height, width, 3)")
-        detections = list(self.detector.detect(frame_bgr))
+        detections, asked = self._detected(frame_bgr)
         if self.settings.clump_dice is not None and self.classifier is not None and self.mode != "pips":
             detections = self._unclumped(frame_bgr, detections, self.classifier, self.settings.clump_dice)
         found = []
@@ -269,10 +282,10 @@ class DiceReader:
             if outline is not None:
                 found.append(outline)
         probabilities = None
-        if self.classifier is not None and self.mode != "pips" and found:
-            probabilities = np.asarray(self.classifier.predict(frame_bgr, [c.box for c in found]), dtype=np.float64)
-            if probabilities.shape != (len(found), 7):
-                raise ValueError(f"classifier returned shape {probabilities.shape}, expected ({len(found)}, 7)")
+        if asked is not None and asked[0] == tuple(c.box for c in found):
+            probabilities = asked[1]
+        elif self.classifier is not None and self.mode != "pips" and found:
+            probabilities = _classified(self.classifier, frame_bgr, [c.box for c in found])
 
         def p_of(index: int) -> np.ndarray | None:
             return None if probabilities is None else probabilities[index]
@@ -295,6 +308,32 @@ class DiceReader:
             )
         return inspections
 
+    def _detected(self, frame_bgr: np.ndarray) -> tuple[list[Detected], tuple[tuple[DieBox, ...], np.ndarray] | None]:
+        """The detector's finds and, when the classifier was asked about the first look's
+        (`ReaderSettings.coarse_only_in_doubt`), the boxes it scored and its answer."""
+        from vision.read.detect import Detection, DiceDetector
+
+        classifier, settings = self.classifier, self.settings
+        if not (
+            settings.coarse_only_in_doubt
+            and classifier is not None
+            and self.mode != "pips"
+            and isinstance(self.detector, DiceDetector)
+        ):
+            return list(self.detector.detect(frame_bgr)), None
+        asked: list[tuple[tuple[DieBox, ...], np.ndarray]] = []
+
+        def coarse_wanted(found: list[Detection]) -> bool:
+            outlines = [candidate_for(d.box, frame_bgr, face_mask=False) for d in found]
+            boxes = tuple(outline.box for outline in outlines if outline is not None)
+            if not boxes or len(boxes) < len(found):
+                return True
+            asked.append((boxes, _classified(classifier, frame_bgr, list(boxes))))
+            return not all(settings.reads_as_die(p) for p in asked[0][1])
+
+        detections: list[Detected] = list(self.detector.detect(frame_bgr, coarse_wanted))
+        return detections, (asked[0] if asked else None)
+
     def _unclumped(
         self, frame_bgr: np.ndarray, detections: list[Detected], classifier: FaceClassifier, clump_dice: int
     ) -> list[Detected]:
@@ -305,7 +344,7 @@ class DiceReader:
         if not covering:
             return detections
         boxes = [covered.box for _, covers in covering for covered in covers]
-        probabilities = np.asarray(classifier.predict(frame_bgr, boxes), dtype=np.float64)
+        probabilities = _classified(classifier, frame_bgr, boxes)
         clumps: dict[int, tuple[Detected, ...]] = {}
         start = 0
         for i, covers in covering:

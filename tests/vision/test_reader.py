@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import cv2
@@ -488,19 +488,6 @@ def test_the_live_reader_skips_the_coarse_look_when_every_find_is_a_clear_die(
     assert sorted(r.value for r in readings) == [1, 2, 3, 4, 5, 6]
 
 
-class NoDieRightOf:
-    """Says a box left of `x` is a sure three, and one right of it no die."""
-
-    def __init__(self, x: float) -> None:
-        self.x = x
-
-    def predict(self, frame_bgr: np.ndarray, boxes: Sequence[DieBox]) -> np.ndarray:
-        out = np.full((len(boxes), 7), 0.01)
-        for row, box in enumerate(boxes):
-            out[row, 2 if box.cx < self.x else 6] = 0.94
-        return out
-
-
 def test_the_live_reader_takes_the_coarse_look_when_a_find_is_in_doubt(monkeypatch: pytest.MonkeyPatch) -> None:
     from vision.read.detect import load_default_detector
 
@@ -509,10 +496,11 @@ def test_the_live_reader_takes_the_coarse_look_when_a_find_is_in_doubt(monkeypat
     looks: list[int] = []
     look = detector._look
     monkeypatch.setattr(detector, "_look", lambda view, *args: looks.append(view.shape[1]) or look(view, *args))
-    DiceReader(NoDieRightOf(500.0), detector=detector, settings=LIVE).read(frame)
+    DiceReader(DieWhere(lambda box: box.cx < 500.0, 3), detector=detector, settings=LIVE).read(frame)
     assert looks == [640, 320]
     looks.clear()
-    DiceReader(NoDieRightOf(0.0), detector=detector, settings=LIVE).read(np.full((720, 1280, 3), 90, np.uint8))
+    empty_table = np.full((720, 1280, 3), 90, np.uint8)
+    DiceReader(DieWhere(lambda box: True, 3), detector=detector, settings=LIVE).read(empty_table)
     assert looks == [640, 320]  # nothing found: a die too big for the first look may be there
 
 
@@ -573,16 +561,16 @@ class CoarseClump:
         return [Detection(self.big, 0.6, covers=covers)]
 
 
-class BigOnlyIsADie:
-    """Says a box at least `side` across is a five, and a smaller one no die."""
+class DieWhere:
+    """Says a box is a `face` (0.94 sure) where `is_die` says so, and no die elsewhere."""
 
-    def __init__(self, side: float) -> None:
-        self.side = side
+    def __init__(self, is_die: Callable[[DieBox], bool], face: int) -> None:
+        self.is_die, self.face = is_die, face
 
     def predict(self, frame_bgr: np.ndarray, boxes: Sequence[DieBox]) -> np.ndarray:
         out = np.full((len(boxes), 7), 0.01)
         for row, box in enumerate(boxes):
-            out[row, 4 if box.size >= self.side else 6] = 0.94
+            out[row, self.face - 1 if self.is_die(box) else 6] = 0.94
         return out
 
 
@@ -604,7 +592,7 @@ def test_a_clump_of_dice_the_coarse_look_saw_as_one_is_read_as_its_dice(settings
 
 def test_a_big_die_whose_covered_finds_are_no_dice_stays_one_die() -> None:
     frame, _, clump = three_dice_in_a_clump()
-    readings = DiceReader(BigOnlyIsADie(200.0), detector=clump, mode="classifier").read(frame)
+    readings = DiceReader(DieWhere(lambda box: box.size >= 200.0, 5), detector=clump, mode="classifier").read(frame)
     assert [(r.value, r.box.size) for r in readings] == [(5, 240.0)]
 
 

@@ -123,7 +123,7 @@ class ReaderSettings:
     # The detector's coarse look is taken only when the first look found nothing, or something
     # the classifier does not read as a die (`reads_as_die`): a big die's pips seen as dice, or
     # a clump of dice seen as one, are what it is for. A live camera's frames mostly hold only
-    # clear dice, and the look is a sixth of the live reader's time (see docs/vision.md, "Speed").
+    # clear dice, and skipping the look saves about a tenth of its time (docs/vision.md, "Speed").
     coarse_only_in_doubt: bool = False
 
     def __post_init__(self) -> None:

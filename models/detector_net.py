@@ -7,6 +7,8 @@ the cell (x, y, in cells) and the log of the top face's box width and height in 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import torch
 from torch import nn
@@ -31,6 +33,11 @@ class _Separable(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         y = self.pointwise(self.depthwise(x))
         return F.relu(y + x if self.shortcut else y)
+
+
+# Two thirds of the channels at a quarter of the input and in the head, where two thirds of
+# the network's time goes (docs/vision.md, "Speed").
+NARROW: dict[str, Any] = {"channels": (16, 16, 48, 96, 128), "head": 16}
 
 
 class DiceDetectorNet(nn.Module):

@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "models"))
 
 from detector_net import (  # noqa: E402
+    NARROW,
     STRIDE,
     DeployedDetector,
     DiceDetectorNet,
@@ -318,6 +319,9 @@ def main(argv: list[str] | None = None) -> int:
         help="export the mean of the weights of every step after this share of the time (with --init only)",
     )
     parser.add_argument("--constant-lr", action="store_true", help="no cosine decay: the rate stays at --lr")
+    parser.add_argument(
+        "--narrow", action="store_true", help=f"the narrow widths {NARROW} (as `models/prune_detector.py` writes)"
+    )
     args = parser.parse_args(argv)
     if args.average_after is not None and (args.init is None or not 0.0 <= args.average_after < 1.0):
         parser.error("--average-after needs --init (its batch norms stay frozen) and a share in [0, 1)")
@@ -344,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
         f"loaded {len(synthetic)} synthetic frames and {used} real photos in {time.time() - started:.0f} s", flush=True
     )
 
-    net = DiceDetectorNet()
+    net = DiceDetectorNet(**NARROW) if args.narrow else DiceDetectorNet()
     if args.init:
         load_exported_weights(net, str(args.init))
     net = net.to(memory_format=torch.channels_last)
@@ -400,6 +404,7 @@ def main(argv: list[str] | None = None) -> int:
         "final_loss": [round(float(v), 4) for v in np.mean(history[-200:], axis=0)],
         "input_side": INPUT_SIDE,
         "parameters": sum(p.numel() for p in net.parameters()),
+        "widths": NARROW if args.narrow else None,
     }
     args.out.with_suffix(".json").write_text(json.dumps(info, indent=2) + "\n")
     print(json.dumps(info), flush=True)

@@ -276,16 +276,17 @@ class DiceReader:
         detections, asked = self._detected(frame_bgr)
         if self.settings.clump_dice is not None and self.classifier is not None and self.mode != "pips":
             detections = self._unclumped(frame_bgr, detections, self.classifier, self.settings.clump_dice)
-        found = []
-        for detection in detections:
-            outline = candidate_for(detection.box, frame_bgr, face_mask=False)
-            if outline is not None:
-                found.append(outline)
         probabilities = None
-        if asked is not None and asked[0] == tuple(c.box for c in found):
-            probabilities = asked[1]
-        elif self.classifier is not None and self.mode != "pips" and found:
-            probabilities = _classified(self.classifier, frame_bgr, [c.box for c in found])
+        if asked is not None and [c.box for c in asked[0]] == [d.box for d in detections]:
+            found, probabilities = asked  # the finds the classifier was asked about stand
+        else:
+            found = [
+                outline
+                for outline in (candidate_for(d.box, frame_bgr, face_mask=False) for d in detections)
+                if outline is not None
+            ]
+            if self.classifier is not None and self.mode != "pips" and found:
+                probabilities = _classified(self.classifier, frame_bgr, [c.box for c in found])
 
         def p_of(index: int) -> np.ndarray | None:
             return None if probabilities is None else probabilities[index]
@@ -308,9 +309,9 @@ class DiceReader:
             )
         return inspections
 
-    def _detected(self, frame_bgr: np.ndarray) -> tuple[list[Detected], tuple[tuple[DieBox, ...], np.ndarray] | None]:
+    def _detected(self, frame_bgr: np.ndarray) -> tuple[list[Detected], tuple[list[Candidate], np.ndarray] | None]:
         """The detector's finds and, when the classifier was asked about the first look's
-        (`ReaderSettings.coarse_only_in_doubt`), the boxes it scored and its answer."""
+        (`ReaderSettings.coarse_only_in_doubt`), their outlines and its answer."""
         from vision.read.detect import Detection, DiceDetector
 
         classifier, settings = self.classifier, self.settings
@@ -321,14 +322,14 @@ class DiceReader:
             and isinstance(self.detector, DiceDetector)
         ):
             return list(self.detector.detect(frame_bgr)), None
-        asked: list[tuple[tuple[DieBox, ...], np.ndarray]] = []
+        asked: list[tuple[list[Candidate], np.ndarray]] = []
 
         def coarse_wanted(found: list[Detection]) -> bool:
             outlines = [candidate_for(d.box, frame_bgr, face_mask=False) for d in found]
-            boxes = tuple(outline.box for outline in outlines if outline is not None)
-            if not boxes or len(boxes) < len(found):
+            whole = [outline for outline in outlines if outline is not None]
+            if not whole or len(whole) < len(found):
                 return True
-            asked.append((boxes, _classified(classifier, frame_bgr, list(boxes))))
+            asked.append((whole, _classified(classifier, frame_bgr, [outline.box for outline in whole])))
             return not all(settings.reads_as_die(p) for p in asked[0][1])
 
         detections: list[Detected] = list(self.detector.detect(frame_bgr, coarse_wanted))

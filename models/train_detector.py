@@ -261,6 +261,19 @@ def loss_of(
     return heat_loss + offset + size, float(heat_loss.detach()), float(size.detach())
 
 
+def distillation_loss(out: torch.Tensor, taught: torch.Tensor) -> torch.Tensor:
+    """How far the net's maps are from a teacher's on the same crops: the die probability of
+    every cell (cross-entropy less the teacher's own, so a net that answers as the teacher does
+    scores 0), and the offsets and sizes where the teacher sees a die."""
+    sure = torch.sigmoid(taught[:, :1])
+    heat = F.binary_cross_entropy_with_logits(out[:, :1], sure, reduction="sum")
+    heat = heat - F.binary_cross_entropy_with_logits(taught[:, :1], sure, reduction="sum")
+    dice = (sure > 0.3).float()
+    count = dice.sum().clamp(min=1)
+    boxes = (F.l1_loss(out[:, 1:5], taught[:, 1:5], reduction="none") * dice).sum() / count
+    return heat / count + boxes
+
+
 def export(net: DiceDetectorNet, path: Path) -> None:
     net.eval()
     deployed = DeployedDetector(net).eval()
@@ -322,6 +335,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--narrow", action="store_true", help=f"the narrow widths {NARROW} (as `models/prune_detector.py` writes)"
     )
+    parser.add_argument(
+        "--teacher",
+        type=Path,
+        default=None,
+        help="also learn this exported detector's answers on every crop (of the shipped widths)",
+    )
     args = parser.parse_args(argv)
     if args.average_after is not None and (args.init is None or not 0.0 <= args.average_after < 1.0):
         parser.error("--average-after needs --init (its batch norms stay frozen) and a share in [0, 1)")
@@ -352,6 +371,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.init:
         load_exported_weights(net, str(args.init))
     net = net.to(memory_format=torch.channels_last)
+    teacher = None
+    if args.teacher:
+        teacher = DiceDetectorNet()
+        load_exported_weights(teacher, str(args.teacher))
+        teacher = teacher.to(memory_format=torch.channels_last).eval().requires_grad_(False)
     optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     # The mean of the weights along the way (with the batch norms frozen, nothing else to redo).
     averaged = torch.optim.swa_utils.AveragedModel(net) if args.average_after is not None else None
@@ -372,6 +396,10 @@ def main(argv: list[str] | None = None) -> int:
             freeze_batch_norms(net)
         out = net(x)
         loss, heat_loss, size_loss = loss_of(out, heat, weight, box, has_box)
+        if teacher is not None:
+            with torch.no_grad():
+                taught = teacher(x)
+            loss = loss + distillation_loss(out, taught)
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
@@ -391,6 +419,7 @@ def main(argv: list[str] | None = None) -> int:
     info = {
         "command": "python models/train_detector.py " + " ".join(argv if argv is not None else sys.argv[1:]),
         "initial_weights": str(args.init) if args.init else None,
+        "teacher": str(args.teacher) if args.teacher else None,
         "without": args.without,
         "real_photos": used,
         "synthetic_frames": len(synthetic),

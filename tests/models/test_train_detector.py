@@ -1,4 +1,4 @@
-"""The detector's training script: its step budget (needs the `train` extra)."""
+"""The detector's training script: its step budget and its teacher (needs the `train` extra)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,11 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("onnx")
 
-from models.train_detector import main, progress_of  # noqa: E402
+import torch  # noqa: E402
+
+from models.train_detector import distillation_loss, main, progress_of  # noqa: E402
 from vision.read.detect import DiceDetector  # noqa: E402
+from vision.read.models import default_model_path  # noqa: E402
 from vision.training.detector_frames import build  # noqa: E402
 
 
@@ -44,3 +47,28 @@ def test_a_step_budget_below_one_is_refused(capsys: pytest.CaptureFixture[str]) 
         main(["--steps", "0"])
     assert stopped.value.code == 2
     assert "--steps must be at least 1" in capsys.readouterr().err
+
+
+def test_a_net_that_answers_as_its_teacher_does_has_no_distillation_loss() -> None:
+    torch.manual_seed(0)
+    taught = torch.randn(2, 5, 12, 12)
+    taught[:, 0, 3, 4] = 4.0  # one cell the teacher is sure holds a die
+    assert abs(float(distillation_loss(taught, taught))) < 1e-4
+    for change in (torch.tensor([1.0, 0, 0, 0, 0]), torch.tensor([0, 0.5, 0, 0, 0]), torch.tensor([0, 0, 0, 0.3, 0])):
+        other = taught + change[None, :, None, None]
+        assert float(distillation_loss(other, taught)) > 1e-3
+
+
+def test_a_run_with_a_teacher_records_it_and_exports_a_detector(tmp_path: Path) -> None:
+    frames, boxes = build(4, 3, 320, 1)
+    synthetic = tmp_path / "frames.npz"
+    np.savez(synthetic, frames=frames, boxes=boxes)
+    no_photos = tmp_path / "no_photos"
+    no_photos.mkdir()
+    out = tmp_path / "narrow.onnx"
+    teacher = default_model_path("dice_detector.onnx")
+    argv = ["--steps", "2", "--batch", "4", "--synthetic", str(synthetic), "--data", str(no_photos), "--narrow"]
+    assert main([*argv, "--teacher", str(teacher), "--out", str(out)]) == 0
+    info = json.loads(out.with_suffix(".json").read_text())
+    assert info["teacher"] == str(teacher) and info["steps"] == 2
+    assert isinstance(DiceDetector(out).detect(np.zeros((240, 320, 3), np.uint8)), list)

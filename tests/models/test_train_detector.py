@@ -24,17 +24,22 @@ def test_progress_runs_on_steps_when_a_step_budget_is_given() -> None:
     assert progress_of(step=50, seconds=30.0, minutes=1.0, steps=None) == 0.5
 
 
-def test_a_step_budget_trains_that_many_steps_and_the_same_model_twice(tmp_path: Path) -> None:
+@pytest.fixture
+def tiny_run(tmp_path: Path) -> list[str]:
+    """The arguments of a short run on four rendered frames and no photos."""
     frames, boxes = build(4, 3, 320, 1)
     synthetic = tmp_path / "frames.npz"
     np.savez(synthetic, frames=frames, boxes=boxes)
     no_photos = tmp_path / "no_photos"
     no_photos.mkdir()
+    return ["--batch", "4", "--synthetic", str(synthetic), "--data", str(no_photos)]
+
+
+def test_a_step_budget_trains_that_many_steps_and_the_same_model_twice(tmp_path: Path, tiny_run: list[str]) -> None:
     models = []
     for run in range(2):
         out = tmp_path / f"detector{run}.onnx"
-        argv = ["--steps", "3", "--batch", "4", "--synthetic", str(synthetic), "--data", str(no_photos)]
-        assert main([*argv, "--out", str(out)]) == 0
+        assert main(["--steps", "3", *tiny_run, "--out", str(out)]) == 0
         info = json.loads(out.with_suffix(".json").read_text())
         assert info["steps"] == 3 and info["step_budget"] == 3
         models.append(out.read_bytes())
@@ -59,16 +64,10 @@ def test_a_net_that_answers_as_its_teacher_does_has_no_distillation_loss() -> No
         assert float(distillation_loss(other, taught)) > 1e-3
 
 
-def test_a_run_with_a_teacher_records_it_and_exports_a_detector(tmp_path: Path) -> None:
-    frames, boxes = build(4, 3, 320, 1)
-    synthetic = tmp_path / "frames.npz"
-    np.savez(synthetic, frames=frames, boxes=boxes)
-    no_photos = tmp_path / "no_photos"
-    no_photos.mkdir()
+def test_a_run_with_a_teacher_records_it_and_exports_a_detector(tmp_path: Path, tiny_run: list[str]) -> None:
     out = tmp_path / "narrow.onnx"
     teacher = default_model_path("dice_detector.onnx")
-    argv = ["--steps", "2", "--batch", "4", "--synthetic", str(synthetic), "--data", str(no_photos), "--narrow"]
-    assert main([*argv, "--teacher", str(teacher), "--out", str(out)]) == 0
+    assert main(["--steps", "2", *tiny_run, "--narrow", "--teacher", str(teacher), "--out", str(out)]) == 0
     info = json.loads(out.with_suffix(".json").read_text())
     assert info["teacher"] == str(teacher) and info["steps"] == 2
     assert isinstance(DiceDetector(out).detect(np.zeros((240, 320, 3), np.uint8)), list)

@@ -403,7 +403,7 @@ def main(argv: list[str] | None = None) -> int:
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
-        history.append((float(loss), heat_loss, size_loss))
+        history.append((float(loss.detach()), heat_loss, size_loss))
         step += 1
         if averaged is not None and progress >= args.average_after:
             averaged.update_parameters(net)

@@ -11,6 +11,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 import vision.read.detect as detect_module
 from vision.read.classifier import ModelError, default_model_path
@@ -101,6 +104,20 @@ def test_a_look_reads_the_same_whether_its_input_array_is_new_or_kept(detector: 
     first_read = DiceDetector(detector.path).detect(frame)
     detector.detect(frame[::-1].copy())  # leaves another frame in the kept arrays
     assert detector.detect(frame) == first_read and first_read
+
+
+@hypothesis_settings(max_examples=60, deadline=None)
+@given(height=st.integers(1, 80), width=st.integers(1, 80), seed=st.integers(0, 2**16), flipped=st.booleans())
+def test_the_input_is_the_frame_padded_with_its_last_row_and_column_in_planes(
+    height: int, width: int, seed: int, flipped: bool
+) -> None:
+    frame = np.random.default_rng(seed).integers(0, 256, (height, width, 3), np.uint8)
+    if flipped:
+        frame = frame[::-1]  # a view with negative strides
+    padded = cv2.copyMakeBorder(frame, 0, -height % 32, 0, -width % 32, cv2.BORDER_REPLICATE)
+    expected = padded.transpose(2, 0, 1)[None].astype(np.float32) * np.float32(1.0 / 255.0)
+    np.testing.assert_array_equal(detect_module._batch(frame), expected)
+    np.testing.assert_array_equal(detect_module._batch(frame, {}), expected)
 
 
 def test_each_thread_writes_its_own_input_array(detector: DiceDetector) -> None:

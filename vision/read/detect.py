@@ -239,13 +239,12 @@ class DiceDetector:
 
 
 def _batch(resized: np.ndarray, buffers: dict[tuple[int, ...], np.ndarray] | None = None) -> np.ndarray:
-    """The network's (1, 3, H, W) input: the resized frame padded to a multiple of 32, in 0..1.
+    """The network's (1, 3, H, W) input: the resized frame padded to a multiple of 32 (its last
+    row and column repeated), in 0..1.
 
     With `buffers`, it is written into the array kept there for its shape (made if missing)."""
-    pad_h, pad_w = -resized.shape[0] % _MULTIPLE, -resized.shape[1] % _MULTIPLE
-    if pad_h or pad_w:
-        resized = cv2.copyMakeBorder(resized, 0, pad_h, 0, pad_w, cv2.BORDER_REPLICATE)
-    shape = (1, 3, *resized.shape[:2])
+    height, width = resized.shape[:2]
+    shape = (1, 3, height + -height % _MULTIPLE, width + -width % _MULTIPLE)
     planes = None if buffers is None else buffers.get(shape)
     if planes is None:
         planes = np.empty(shape, np.float32)
@@ -253,9 +252,12 @@ def _batch(resized: np.ndarray, buffers: dict[tuple[int, ...], np.ndarray] | Non
             if len(buffers) >= _SHAPED_SESSIONS:
                 buffers.clear()
             buffers[shape] = planes
-    # Converted while transposed, then scaled in place: a third faster than plane by plane,
-    # and many times faster than scaling before the transpose.
-    planes[0] = resized.transpose(2, 0, 1)
+    # Split into planes first, then each converted and padded in place, and scaled at once:
+    # a strided copy straight from the interleaved colours takes about twice as long.
+    for plane, channel in zip(planes[0], cv2.split(resized)):
+        plane[:height, :width] = channel
+        plane[height:, :width] = channel[-1]
+        plane[:, width:] = plane[:, width - 1 : width]
     planes *= np.float32(1.0 / 255.0)
     return planes
 

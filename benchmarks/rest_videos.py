@@ -179,7 +179,7 @@ def compose_frame(placed: PlacedPhoto | None, dx: float = 0.0, blur: float = 0.0
     return frame
 
 
-class _Camera:
+class Camera:
     """What a webcam does to a picture: noise, flicker and compression."""
 
     def __init__(self, style: VideoStyle, seed: int) -> None:
@@ -255,7 +255,7 @@ def make_video(
     writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), style.fps, (WIDTH, HEIGHT))
     if not writer.isOpened():
         raise OSError(f"cannot write a video to {path}")
-    camera = _Camera(style, seed)
+    camera = Camera(style, seed)
     hands = HandSprites(60.0, HEIGHT)
     truth: list[Rest] = []
     index = 0

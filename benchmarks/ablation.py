@@ -1,6 +1,6 @@
 """Each part of the reader, switched off in turn, on the leave-one-domain-out sets.
 
-    python benchmarks/ablation.py --lodo models/lodo [--max-side 1280] [--train] [--default-only]
+    python benchmarks/ablation.py --lodo models/lodo [--max-side 1280] [--train] [--default-only] [--sets SET...]
 
 A photo set is read with the detector and classifier trained without it
 (`models/lodo/without_<set>_{detector,classifier}.onnx`), so every figure is on a table the
@@ -30,7 +30,11 @@ from vision.read.detect import DetectorSettings, DiceDetector  # noqa: E402
 from vision.read.pips import PipSettings  # noqa: E402
 from vision.read.reader import DiceReader, ReaderSettings  # noqa: E402
 
-SETS = {"matteop65": ("matteop65-webcam", "val"), "nellbyler": ("nellbyler-d6", "val,test")}
+SETS = {
+    "matteop65": ("matteop65-webcam", "val"),
+    "nellbyler": ("nellbyler-d6", "val,test"),
+    "aws": ("aws-vegas", "val"),
+}
 FULL = ReaderSettings()
 UNCHECKED = replace(FULL, speck_size=None)
 BARE = replace(UNCHECKED, voting_looks=(), second_looks=(), centre_on_pips=False, face_mask=False)
@@ -78,12 +82,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-side", type=int, default=1280)
     parser.add_argument("--train", action="store_true", help="read the train splits (for choosing constants)")
     parser.add_argument("--default-only", action="store_true", help="only the shipped settings")
+    parser.add_argument(
+        "--sets", nargs="+", choices=sorted(SETS), default=list(SETS), help="the left-out sets to read (all by default)"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     variants = [SHIPPED] if args.default_only else VARIANTS
+    sets = {name: SETS[name] for name in args.sets}
     cv2.setNumThreads(1)
     rows = []
-    for name, (folder, split) in SETS.items():
+    for name, (folder, split) in sets.items():
         classifier = DieFaceClassifier(args.lodo / f"without_{name}_classifier.onnx")
         for label, mode, settings, detector_settings in variants:
             detector = DiceDetector(args.lodo / f"without_{name}_detector.onnx", settings=detector_settings)
@@ -96,11 +104,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(rows))
         return 0
-    print("| variant | " + " | ".join(f"{n} per-die | {n} precision | {n} exact" for n in SETS) + " |")
-    print("|---|" + "---|---|---|" * len(SETS))
+    print("| variant | " + " | ".join(f"{n} per-die | {n} precision | {n} exact" for n in sets) + " |")
+    print("|---|" + "---|---|---|" * len(sets))
     for index, (label, _mode, _, _detector_settings) in enumerate(variants):
         cells = []
-        for name in SETS:
+        for name in sets:
             row = [r for r in rows if r["set"] == name][index]
             cells += [
                 f"{100 * row['accuracy']:.1f}",

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.lodo import LEFT_OUT, lodo_reader
 from benchmarks.rendered_table import write_table
 from benchmarks.rest_bench import watch_video
 from benchmarks.rest_videos import Rest, VideoStyle, VideoTruth, labelled_photos, lit_by, make_video
@@ -126,20 +127,6 @@ def confirm_first(
     return saved
 
 
-def lodo_reader(left_out: str) -> DiceReaderLike:
-    """The live reader with the detector and classifier that never saw the photo set `left_out`."""
-    from vision.read.classifier import DieFaceClassifier
-    from vision.read.detect import DiceDetector
-    from vision.read.reader import LIVE, DiceReader
-
-    models = Path(__file__).resolve().parent.parent / "models" / "lodo"
-    return DiceReader(
-        DieFaceClassifier(models / f"without_{left_out}_classifier.onnx"),
-        detector=DiceDetector(models / f"without_{left_out}_detector.onnx"),
-        settings=LIVE,
-    )
-
-
 def main(argv: list[str] | None = None) -> int:
     from vision.live.settle import default_reader
 
@@ -152,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--without",
-        choices=["matteop65", "nellbyler"],
+        choices=LEFT_OUT,
         help="read with the models trained without this photo set (models/lodo/), so the table is new to them",
     )
     args = parser.parse_args(argv)

@@ -8,7 +8,8 @@ latency from the first still frame of a rest to the frame that reported it, medi
 `--read-share 1` reading is paced as on one core in real time: a read that takes 80 ms of wall time
 blocks reading for the next 80 ms of video. `--light warm` or `cold` films the table under a
 coloured light the camera's white balance did not make up for, and `--still-hands SHARE` puts a
-hand that holds still before that share of the rests.
+hand that holds still before that share of the rests. `--without SET` reads with the models trained
+without that photo set (`models/lodo/`), as a table the reader never saw.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.lodo import LEFT_OUT, lodo_reader
 from benchmarks.rest_videos import LIGHTS, VideoStyle, VideoTruth, labelled_photos, lit_by, make_video
 from vision.live.settle import DiceReaderLike, SettleConfig, SettledThrow, ThrowWatcher
 from vision.live.sources import VideoFileSource
@@ -136,9 +138,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--light", choices=sorted(LIGHTS), default="plain", help="a light the camera did not balance")
     parser.add_argument("--no-hand-check", action="store_true", help="settle without looking for still hands")
     parser.add_argument("--keep", type=Path, default=None, help="keep the videos in this folder")
+    parser.add_argument(
+        "--without",
+        choices=LEFT_OUT,
+        help="read with the models trained without this photo set (models/lodo/), so its table is new to them",
+    )
     args = parser.parse_args(argv)
     photos = labelled_photos(args.folders)
-    reader = default_reader()
+    reader = default_reader() if args.without is None else lodo_reader(args.without)
     total = RestScore()
     with tempfile.TemporaryDirectory() as scratch:
         folder = args.keep or Path(scratch)

@@ -1,0 +1,27 @@
+"""The models trained without one real photo set (`models/lodo/`), for reading that set as a
+table they never saw."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from vision.live.settle import DiceReaderLike
+
+MODELS = Path(__file__).resolve().parent.parent / "models" / "lodo"
+# The photo sets a pair of models was trained without, by the name `--without` takes.
+LEFT_OUT = ("aws", "matteop65", "nellbyler")
+
+
+def lodo_reader(left_out: str) -> DiceReaderLike:
+    """The live reader with the detector and classifier that never saw the photo set `left_out`."""
+    from vision.read.classifier import DieFaceClassifier
+    from vision.read.detect import DiceDetector
+    from vision.read.reader import LIVE, DiceReader
+
+    if left_out not in LEFT_OUT:
+        raise ValueError(f"no models were trained without {left_out!r}; known: {', '.join(LEFT_OUT)}")
+    return DiceReader(
+        DieFaceClassifier(MODELS / f"without_{left_out}_classifier.onnx"),
+        detector=DiceDetector(MODELS / f"without_{left_out}_detector.onnx"),
+        settings=LIVE,
+    )

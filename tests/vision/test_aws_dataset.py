@@ -8,24 +8,14 @@ Skipped when ../shared/datasets/aws-vegas is absent.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import cv2
 import pytest
-from photo_sets import BESIDE, photo_set
+from photo_sets import BESIDE, evaluate_readers, photo_set, unseen_reader
 
 from vision.eval.evaluate import Evaluation
-from vision.eval.labels import LabelledDie, load_labelled_set
-from vision.images import downscale, load_image
-from vision.read.classifier import DieFaceClassifier
-from vision.read.detect import DiceDetector
-from vision.read.reader import DiceReader
 
 pytestmark = [pytest.mark.dataset, pytest.mark.slow]
 
-REPO = Path(__file__).resolve().parents[2]
 ROOT = photo_set("aws-vegas") or BESIDE / "aws-vegas"
-LODO = REPO / "models" / "lodo"
 NOT_YET = pytest.mark.xfail(strict=True, reason="not yet met by the learned reader; see docs/vision.md")
 
 
@@ -33,21 +23,7 @@ NOT_YET = pytest.mark.xfail(strict=True, reason="not yet met by the learned read
 def unseen() -> Evaluation:
     if not (ROOT / "val" / "images").is_dir():
         pytest.skip(f"aws-vegas photos not found at {ROOT}")
-    reader = DiceReader(
-        DieFaceClassifier(LODO / "without_aws_classifier.onnx"),
-        detector=DiceDetector(LODO / "without_aws_detector.onnx"),
-    )
-    evaluation = Evaluation()
-    threads = cv2.getNumThreads()
-    cv2.setNumThreads(1)
-    try:
-        for item in load_labelled_set(ROOT, "val"):
-            frame, scale = downscale(load_image(item.path), 1280)
-            labels = [LabelledDie(d.value, tuple(v * scale for v in d.box)) for d in item.dice]  # type: ignore[misc]
-            evaluation.add(reader.read(frame), labels, 0.0)
-    finally:
-        cv2.setNumThreads(threads)
-    return evaluation
+    return evaluate_readers(ROOT, "val", {"unseen": unseen_reader("aws")})["unseen"]
 
 
 def test_every_labelled_die_was_scored(unseen: Evaluation) -> None:

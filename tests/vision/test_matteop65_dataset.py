@@ -6,25 +6,17 @@ Skipped when ../shared/datasets/matteop65-webcam is absent.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import cv2
 import pytest
-from photo_sets import BESIDE, photo_set
+from photo_sets import BESIDE, evaluate_readers, photo_set, unseen_reader
 
 from vision.eval.evaluate import Evaluation
-from vision.eval.labels import LabelledDie, load_labelled_set
-from vision.images import downscale, load_image
-from vision.read.classifier import DieFaceClassifier, load_default_classifier
-from vision.read.detect import DiceDetector, load_default_detector
+from vision.read.classifier import load_default_classifier
+from vision.read.detect import load_default_detector
 from vision.read.reader import DiceReader
 
 pytestmark = [pytest.mark.dataset, pytest.mark.slow]
 
-REPO = Path(__file__).resolve().parents[2]
 ROOT = photo_set("matteop65-webcam") or BESIDE / "matteop65-webcam"
-LODO = REPO / "models" / "lodo"
-NOT_YET = pytest.mark.xfail(strict=True, reason="not yet met by the learned reader; see docs/vision.md")
 
 
 @pytest.fixture(scope="module")
@@ -32,24 +24,10 @@ def evaluations() -> dict[str, Evaluation]:
     if not (ROOT / "val" / "images").is_dir():
         pytest.skip(f"matteop65-webcam photos not found at {ROOT}")
     readers = {
-        "unseen": DiceReader(
-            DieFaceClassifier(LODO / "without_matteop65_classifier.onnx"),
-            detector=DiceDetector(LODO / "without_matteop65_detector.onnx"),
-        ),
+        "unseen": unseen_reader("matteop65"),
         "shipped": DiceReader(load_default_classifier(), detector=load_default_detector()),
     }
-    results = {name: Evaluation() for name in readers}
-    threads = cv2.getNumThreads()
-    cv2.setNumThreads(1)
-    try:
-        for item in load_labelled_set(ROOT, "val"):
-            frame, scale = downscale(load_image(item.path), 1280)
-            labels = [LabelledDie(d.value, tuple(v * scale for v in d.box)) for d in item.dice]  # type: ignore[misc]
-            for name, reader in readers.items():
-                results[name].add(reader.read(frame), labels, 0.0)
-    finally:
-        cv2.setNumThreads(threads)
-    return results
+    return evaluate_readers(ROOT, "val", readers)
 
 
 def test_every_labelled_die_was_scored(evaluations: dict[str, Evaluation]) -> None:

@@ -9,9 +9,11 @@ Skipped when ../shared/datasets/aws-vegas is absent.
 from __future__ import annotations
 
 import pytest
-from photo_sets import BESIDE, evaluate_readers, photo_set, unseen_reader
+from photo_sets import BESIDE, photo_set
 
-from vision.eval.evaluate import Evaluation
+from benchmarks.lodo import lodo_reader
+from vision.eval.evaluate import Evaluation, evaluate_set
+from vision.read.reader import ReaderSettings
 
 pytestmark = [pytest.mark.dataset, pytest.mark.slow]
 
@@ -23,7 +25,7 @@ NOT_YET = pytest.mark.xfail(strict=True, reason="not yet met by the learned read
 def unseen() -> Evaluation:
     if not (ROOT / "val" / "images").is_dir():
         pytest.skip(f"aws-vegas photos not found at {ROOT}")
-    return evaluate_readers(ROOT, "val", {"unseen": unseen_reader("aws")})["unseen"]
+    return evaluate_set(ROOT, "val", 1280, lodo_reader("aws", ReaderSettings()))
 
 
 def test_every_labelled_die_was_scored(unseen: Evaluation) -> None:

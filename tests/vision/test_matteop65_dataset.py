@@ -7,12 +7,13 @@ Skipped when ../shared/datasets/matteop65-webcam is absent.
 from __future__ import annotations
 
 import pytest
-from photo_sets import BESIDE, evaluate_readers, photo_set, unseen_reader
+from photo_sets import BESIDE, photo_set
 
-from vision.eval.evaluate import Evaluation
+from benchmarks.lodo import lodo_reader
+from vision.eval.evaluate import Evaluation, evaluate_set
 from vision.read.classifier import load_default_classifier
 from vision.read.detect import load_default_detector
-from vision.read.reader import DiceReader
+from vision.read.reader import DiceReader, ReaderSettings
 
 pytestmark = [pytest.mark.dataset, pytest.mark.slow]
 
@@ -24,10 +25,10 @@ def evaluations() -> dict[str, Evaluation]:
     if not (ROOT / "val" / "images").is_dir():
         pytest.skip(f"matteop65-webcam photos not found at {ROOT}")
     readers = {
-        "unseen": unseen_reader("matteop65"),
+        "unseen": lodo_reader("matteop65", ReaderSettings()),
         "shipped": DiceReader(load_default_classifier(), detector=load_default_detector()),
     }
-    return evaluate_readers(ROOT, "val", readers)
+    return {name: evaluate_set(ROOT, "val", 1280, reader) for name, reader in readers.items()}
 
 
 def test_every_labelled_die_was_scored(evaluations: dict[str, Evaluation]) -> None:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from vision.synth.clutter import DRAWERS
-from vision.synth.domain import random_sample
+from vision.synth.domain import _shown_part, random_heap, random_sample
 from vision.synth.render import DieSpec, Effects, draw_dice, top_face
 from vision.synth.scenes import DIE_COLOURS, contrasting_colour
 from vision.synth.tables import SURFACES, draw_surface
@@ -88,6 +88,37 @@ def test_samples_are_reproducible_and_labelled_inside_the_frame() -> None:
         assert np.all((sample.centres >= 0) & (sample.centres < 160))
         assert np.all((sample.values >= 1) & (sample.values <= 6))
         assert np.all(sample.sizes > 0)
+
+
+def test_a_face_shows_what_the_outlines_drawn_over_it_leave() -> None:
+    face = np.array([[10, 10], [30, 10], [30, 30], [10, 30]], np.float32)
+    assert _shown_part(face, [], 64, 64)[0] == pytest.approx(1.0)
+    assert _shown_part(face, [face + 40], 64, 64)[0] == pytest.approx(1.0)
+    assert _shown_part(face, [face], 64, 64) == (0.0, None)
+    left_half = np.array([[0, 0], [20, 0], [20, 40], [0, 40]], np.float32)
+    share, shown = _shown_part(face, [left_half], 64, 64)
+    assert share == pytest.approx(0.5, abs=0.06)
+    assert shown is not None and shown[:, 0].min() >= 20 and shown[:, 0].max() == pytest.approx(31, abs=1)
+
+
+def test_heaps_hide_faces_and_skip_the_half_hidden_ones() -> None:
+    first = random_heap(np.random.default_rng(3), 192, 192)
+    second = random_heap(np.random.default_rng(3), 192, 192)
+    assert np.array_equal(first.frame, second.frame) and np.array_equal(first.ignore, second.ignore)
+    samples = [random_heap(np.random.default_rng(seed), 192, 192) for seed in range(12)]
+    assert sum(len(s.ignore) for s in samples) > 0
+    for sample in samples:
+        assert len(sample.centres) == len(sample.sizes) == len(sample.values) > 0
+        assert np.all((sample.centres >= 0) & (sample.centres < 192))
+        assert sample.ignore.shape[1] == 4 and np.all(sample.ignore[:, 2:] > sample.ignore[:, :2])
+    # Packed dice: the nearest neighbour of a labelled die is about one die away.
+    gaps = [
+        np.sort(np.hypot(*(s.centres[None] - s.centres[:, None]).transpose(2, 0, 1)), 1)[:, 1]
+        / np.sqrt(s.sizes.prod(1))
+        for s in samples
+        if len(s.centres) > 1
+    ]
+    assert np.median(np.concatenate(gaps)) < 1.6
 
 
 def test_labels_sit_on_dice_faces_that_show_their_value() -> None:

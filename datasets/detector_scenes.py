@@ -24,15 +24,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--side", type=int, default=320)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--heaps", action="store_true", help="every frame a heap of dice seen at a slant")
     parser.add_argument(
         "--out", type=Path, default=Path(__file__).resolve().parent / "build" / "detector_synthetic.npz"
     )
     args = parser.parse_args(argv)
-    frames, boxes, ignore = build(args.count, args.seed, args.side, args.workers, args.heaps)
+    frames, boxes = build(args.count, args.seed, args.side, args.workers)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(args.out, frames=frames, boxes=boxes, ignore=ignore)
-    print(f"{args.out}: {len(frames)} frames, {len(boxes)} dice, {len(ignore)} half-hidden")
+    np.savez(args.out, frames=frames, boxes=boxes)
+    print(f"{args.out}: {len(frames)} frames, {len(boxes)} dice")
     return 0
 
 

@@ -102,13 +102,11 @@ def load_domain(data: Path, name: str) -> list[Photo]:
 def load_synthetic(path: Path) -> list[Photo]:
     data = np.load(path)
     frames, boxes = data["frames"], data["boxes"]
-    ignore = data["ignore"] if "ignore" in data.files else np.zeros((0, 5), np.float32)
     photos = []
     for i in range(len(frames)):
         rows = boxes[boxes[:, 0] == i]
         side = float(np.median(np.sqrt(rows[:, 3] * rows[:, 4]))) if len(rows) else 40.0
-        skipped = ignore[ignore[:, 0] == i, 1:].copy()
-        photos.append(Photo(frames[i], rows[:, 1:3].copy(), rows[:, 3:5].copy(), side, skipped))
+        photos.append(Photo(frames[i], rows[:, 1:3].copy(), rows[:, 3:5].copy(), side, np.zeros((0, 4), np.float32)))
     return photos
 
 

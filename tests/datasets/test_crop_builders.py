@@ -80,21 +80,12 @@ def test_the_synthetic_script_writes_what_the_library_builds(tmp_path: Path, cap
 
 
 def test_detector_frames_are_reproducible_and_index_their_dice() -> None:
-    frames, boxes, ignore = detector_frames.build(3, seed=2, side=96, workers=1)
+    frames, boxes = detector_frames.build(3, seed=2, side=96, workers=1)
     assert frames.shape == (3, 96, 96, 3) and boxes.shape[1] == 5 and len(boxes) > 0
     assert set(boxes[:, 0].astype(int).tolist()) <= {0, 1, 2}
     assert ((boxes[:, 1:3] >= 0) & (boxes[:, 1:3] <= 96)).all()
-    assert ignore.shape == (0, 5)  # only heaps hide faces
-    again_frames, again_boxes, _ = detector_frames.build(3, seed=2, side=96, workers=1)
+    again_frames, again_boxes = detector_frames.build(3, seed=2, side=96, workers=1)
     assert np.array_equal(frames, again_frames) and np.array_equal(boxes, again_boxes)
-
-
-def test_heap_frames_index_their_half_hidden_faces_too() -> None:
-    frames, boxes, ignore = detector_frames.build(6, seed=4, side=160, workers=1, heaps=True)
-    assert frames.shape == (6, 160, 160, 3) and len(boxes) > 6
-    assert ignore.shape[1] == 5 and len(ignore) > 0
-    assert set(ignore[:, 0].astype(int).tolist()) <= set(range(6))
-    assert (ignore[:, 3:5] > ignore[:, 1:3]).all()  # x0 < x1 and y0 < y1
 
 
 def test_webcam_copies_add_crops_of_the_same_dice_with_a_webcams_colour(yolo_set: Path) -> None:

@@ -13,7 +13,7 @@ pytest.importorskip("onnx")
 
 import torch  # noqa: E402
 
-from models.train_detector import distillation_loss, load_synthetic, main, progress_of  # noqa: E402
+from models.train_detector import distillation_loss, main, progress_of  # noqa: E402
 from vision.read.detect import DiceDetector  # noqa: E402
 from vision.read.models import default_model_path  # noqa: E402
 from vision.training.detector_frames import build  # noqa: E402
@@ -27,7 +27,7 @@ def test_progress_runs_on_steps_when_a_step_budget_is_given() -> None:
 @pytest.fixture
 def tiny_run(tmp_path: Path) -> list[str]:
     """The arguments of a short run on four rendered frames and no photos."""
-    frames, boxes, _ = build(4, 3, 320, 1)
+    frames, boxes = build(4, 3, 320, 1)
     synthetic = tmp_path / "frames.npz"
     np.savez(synthetic, frames=frames, boxes=boxes)
     no_photos = tmp_path / "no_photos"
@@ -45,21 +45,6 @@ def test_a_step_budget_trains_that_many_steps_and_the_same_model_twice(tmp_path:
         models.append(out.read_bytes())
     assert models[0] == models[1]  # one thread and a step budget: the run can be repeated
     assert isinstance(DiceDetector(out).detect(np.zeros((240, 320, 3), np.uint8)), list)
-
-
-def test_half_hidden_faces_of_rendered_heaps_are_regions_the_loss_skips(tmp_path: Path) -> None:
-    frames, boxes, ignore = build(4, 5, 160, 1, heaps=True)
-    path = tmp_path / "heaps.npz"
-    np.savez(path, frames=frames, boxes=boxes, ignore=ignore)
-    photos = load_synthetic(path)
-    assert sum(len(p.ignore) for p in photos) == len(ignore) > 0
-    assert sum(len(p.centres) for p in photos) == len(boxes)
-    first = int(ignore[0, 0])
-    assert np.array_equal(photos[first].ignore[0], ignore[0, 1:])
-    # Frames written before there were heaps have no such table and skip nothing.
-    older = tmp_path / "older.npz"
-    np.savez(older, frames=frames, boxes=boxes)
-    assert all(len(p.ignore) == 0 for p in load_synthetic(older))
 
 
 def test_a_step_budget_below_one_is_refused(capsys: pytest.CaptureFixture[str]) -> None:

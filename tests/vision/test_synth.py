@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from vision.synth.clutter import DRAWERS
-from vision.synth.domain import _shown_part, random_heap, random_sample
+from vision.synth.domain import _labelled, _slanted, random_sample
 from vision.synth.render import DieSpec, Effects, draw_dice, top_face
 from vision.synth.scenes import DIE_COLOURS, contrasting_colour
 from vision.synth.tables import SURFACES, draw_surface
@@ -90,35 +90,26 @@ def test_samples_are_reproducible_and_labelled_inside_the_frame() -> None:
         assert np.all(sample.sizes > 0)
 
 
-def test_a_face_shows_what_the_outlines_drawn_over_it_leave() -> None:
-    face = np.array([[10, 10], [30, 10], [30, 30], [10, 30]], np.float32)
-    assert _shown_part(face, [], 64, 64)[0] == pytest.approx(1.0)
-    assert _shown_part(face, [face + 40], 64, 64)[0] == pytest.approx(1.0)
-    assert _shown_part(face, [face], 64, 64) == (0.0, None)
-    left_half = np.array([[0, 0], [20, 0], [20, 40], [0, 40]], np.float32)
-    share, shown = _shown_part(face, [left_half], 64, 64)
-    assert share == pytest.approx(0.5, abs=0.06)
-    assert shown is not None and shown[:, 0].min() >= 20 and shown[:, 0].max() == pytest.approx(31, abs=1)
+def test_a_slant_uncovers_the_bare_table_not_mirrored_dice() -> None:
+    table = np.full((120, 160, 3), 90, np.uint8)
+    frame = table.copy()
+    frame[2:30, 60:90] = 255  # a white die against the far edge
+    squash = np.float32([[0, 0], [160, 0], [160, 120], [0, 120]])
+    matrix = cv2.getPerspectiveTransform(squash, np.float32([[30, 40], [130, 40], [160, 120], [0, 120]]))
+    slanted = _slanted(frame, table, matrix)
+    assert (slanted[45:, :] == 255).all(axis=2).any()  # the die itself, seen at the slant
+    assert not (slanted[:38, :] == 255).all(axis=2).any()  # no copy of it in the uncovered band
+    mirrored = cv2.warpPerspective(frame, matrix, (160, 120), borderMode=cv2.BORDER_REFLECT)
+    assert (mirrored[:38, :] == 255).all(axis=2).any()  # where plain mirroring puts one
 
 
-def test_heaps_hide_faces_and_skip_the_half_hidden_ones() -> None:
-    first = random_heap(np.random.default_rng(3), 192, 192)
-    second = random_heap(np.random.default_rng(3), 192, 192)
-    assert np.array_equal(first.frame, second.frame) and np.array_equal(first.ignore, second.ignore)
-    samples = [random_heap(np.random.default_rng(seed), 192, 192) for seed in range(12)]
-    assert sum(len(s.ignore) for s in samples) > 0
-    for sample in samples:
-        assert len(sample.centres) == len(sample.sizes) == len(sample.values) > 0
-        assert np.all((sample.centres >= 0) & (sample.centres < 192))
-        assert sample.ignore.shape[1] == 4 and np.all(sample.ignore[:, 2:] > sample.ignore[:, :2])
-    # Packed dice: the nearest neighbour of a labelled die is about one die away.
-    gaps = [
-        np.sort(np.hypot(*(s.centres[None] - s.centres[:, None]).transpose(2, 0, 1)), 1)[:, 1]
-        / np.sqrt(s.sizes.prod(1))
-        for s in samples
-        if len(s.centres) > 1
-    ]
-    assert np.median(np.concatenate(gaps)) < 1.6
+def test_a_die_drawn_off_the_edge_is_not_labelled_where_the_slant_shows_it() -> None:
+    square = np.float32([[-6, -6], [6, -6], [6, 6], [-6, 6]])
+    corners = np.stack([square + (80, 60), square + (80, -4)])  # the second one's centre is off the top
+    inward = np.float32([[1, 0, 0], [0, 0.8, 20], [0, 0, 1]])  # moves the whole drawing down
+    sample = _labelled(np.zeros((120, 160, 3), np.uint8), corners, [3, 5], inward)
+    assert sample.values.tolist() == [3]
+    assert sample.centres[0] == pytest.approx((80, 68))
 
 
 def test_labels_sit_on_dice_faces_that_show_their_value() -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -24,22 +24,16 @@ from vision.types import BGR
 MIN_FACING = 0.45
 # The share of frames whose dice are one matched set (the others mix dice of every kind).
 MATCHED_SET = 0.4
-# In a heap, a top face showing less than this share of itself is not asked of the detector
-# either way (an ignore region); one showing less than `HIDDEN` is not a die to find.
-HALF_HIDDEN = 0.6
-HIDDEN = 0.15
 
 
 @dataclass(frozen=True)
 class SceneSample:
-    """A frame and its dice: (n, 2) top-face centres, (n, 2) box widths and heights, values;
-    `ignore` holds (m, 4) x0 y0 x1 y1 boxes of half-hidden faces, neither dice nor table."""
+    """A frame and its dice: (n, 2) top-face centres, (n, 2) box widths and heights, values."""
 
     frame: np.ndarray
     centres: np.ndarray
     sizes: np.ndarray
     values: np.ndarray
-    ignore: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), np.float32))
 
 
 def _random_die(
@@ -208,13 +202,26 @@ def _slanted(frame: np.ndarray, table: np.ndarray, matrix: np.ndarray) -> np.nda
     return np.where(seen[..., None], cv2.warpPerspective(frame, matrix, (width, height)), bare)
 
 
-def _labelled(frame: np.ndarray, corners: np.ndarray, values: Sequence[int]) -> SceneSample:
-    """The frame with the centre and box of each top face (`corners`, (n, 4, 2) in the frame)
-    whose centre lies inside it."""
+def _within(points: np.ndarray, width: int, height: int) -> np.ndarray:
+    return (points[:, 0] >= 0) & (points[:, 0] < width) & (points[:, 1] >= 0) & (points[:, 1] < height)
+
+
+def _labelled(
+    frame: np.ndarray, corners: np.ndarray, values: Sequence[int], matrix: np.ndarray | None = None
+) -> SceneSample:
+    """The frame with the centre and box of each top face (`corners`, (n, 4, 2) as drawn, before
+    the slant `matrix` when there is one) whose centre lies inside the frame both as drawn and as
+    seen: a die whose centre is off the drawing is cut by its edge, beyond which a slant shows
+    only bare table."""
     height, width = frame.shape[:2]
-    centres = corners.mean(axis=1) if len(corners) else np.zeros((0, 2), np.float32)
-    sizes = (corners.max(axis=1) - corners.min(axis=1)) if len(corners) else np.zeros((0, 2), np.float32)
-    inside = (centres[:, 0] >= 0) & (centres[:, 0] < width) & (centres[:, 1] >= 0) & (centres[:, 1] < height)
+    if not len(corners):
+        corners = np.zeros((0, 4, 2), np.float32)
+    drawn = corners.mean(axis=1)
+    if matrix is not None and len(corners):
+        corners = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), matrix).reshape(-1, 4, 2)
+    centres = corners.mean(axis=1)
+    sizes = corners.max(axis=1) - corners.min(axis=1)
+    inside = _within(drawn, width, height) & _within(centres, width, height)
     return SceneSample(
         frame,
         centres[inside].astype(np.float32),
@@ -277,6 +284,7 @@ def random_sample(
         shadow_offset=(float(rng.uniform(-0.3, 0.3)), float(rng.uniform(-0.3, 0.3))),
         glares=glares,
     )
+    table = frame.copy()
     geometries = draw_dice(frame, dice, effects)
 
     centres, sizes, values = [], [], []
@@ -293,126 +301,13 @@ def random_sample(
         if all(math.hypot(cx - x, cy - y) > size * 5 for x, y, _ in spots):
             draw_random_clutter(frame, cx, cy, size, rng)
 
-    corners: np.ndarray = np.asarray(sizes, np.float32).reshape(-1, 4, 2)
+    matrix = None
     if oblique > 0:
         matrix = _perspective(width, height, rng, oblique)
-        frame = cv2.warpPerspective(frame, matrix, (width, height), borderMode=cv2.BORDER_REFLECT)
-        if len(corners):
-            corners = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), matrix).reshape(-1, 4, 2)
+        frame = _slanted(frame, table, matrix)
     frame = _camera(_light(frame, rng), rng)
 
-    return _labelled(frame, corners, values)
-
-
-def _heap_spots(
-    rng: np.random.Generator, count: int, size: float, width: int, height: int
-) -> list[tuple[float, float, float]]:
-    """Centres and sizes of `count` dice packed into one or two heaps: each die lands against
-    one already there, close enough that seen at a slant it may hide part of its neighbour."""
-    centres = [(rng.uniform(0.25, 0.75) * width, rng.uniform(0.3, 0.8) * height)]
-    if count > 5 and rng.random() < 0.3:
-        centres.append((rng.uniform(0.2, 0.8) * width, rng.uniform(0.25, 0.85) * height))
-    placed: list[tuple[float, float, float]] = []
-    for _ in range(count * 60):
-        if len(placed) == count:
-            break
-        s = size * rng.uniform(0.9, 1.1)
-        if len(placed) < len(centres):
-            cx, cy = centres[len(placed)]
-        else:
-            ox, oy, os_ = placed[int(rng.integers(len(placed)))]
-            a = rng.uniform(0, 2 * math.pi)
-            d = (os_ + s) / 2 * rng.uniform(0.8, 1.15)
-            cx, cy = ox + d * math.cos(a), oy + d * math.sin(a)
-        if all(math.hypot(cx - x, cy - y) > (s + q) / 2 * 0.8 for x, y, q in placed):
-            placed.append((cx, cy, s))
-    return placed
-
-
-def _shown_part(
-    face: np.ndarray, covers: Sequence[np.ndarray], width: int, height: int
-) -> tuple[float, np.ndarray | None]:
-    """How much of the face polygon `face` the outlines `covers` (drawn over it) leave visible,
-    and the x0 y0 x1 y1 box of that visible part (None when none is)."""
-    mask = np.zeros((height, width), np.uint8)
-    cv2.fillConvexPoly(mask, np.round(face).astype(np.int32), 1)
-    area = int(mask.sum())
-    if area == 0:
-        return 0.0, None
-    for outline in covers:
-        cv2.fillConvexPoly(mask, cv2.convexHull(np.round(outline).astype(np.int32)), 0)
-    ys, xs = np.nonzero(mask)
-    if len(xs) == 0:
-        return 0.0, None
-    box = np.array(
-        [[xs.min(), ys.min()], [xs.max() + 1, ys.min()], [xs.max() + 1, ys.max() + 1], [xs.min(), ys.max() + 1]],
-        np.float32,
-    )
-    return len(xs) / area, box
-
-
-def random_heap(
-    rng: np.random.Generator, width: int = 384, height: int = 384, die_size: tuple[float, float] = (16.0, 64.0)
-) -> SceneSample:
-    """A heap of glossy dice, often one matched set, seen at a slant: the dice nearer the
-    camera are drawn over those behind them, so many top faces are partly hidden. A face
-    shown less than `HALF_HIDDEN` of itself becomes an ignore region (the box of the part
-    that shows), less than `HIDDEN` nothing."""
-    frame = _surface(rng, width, height)
-    if rng.random() < 0.3:
-        _tray(frame, rng)
-    size = float(math.exp(rng.uniform(math.log(die_size[0]), math.log(die_size[1]))))
-    count = int(rng.integers(4, 13))
-    spots = _heap_spots(rng, count, size, width, height)
-    oblique = float(rng.uniform(0.35, 1.0))
-    matrix = _perspective(width, height, rng, oblique)
-    # The camera looks up the frame, so a die whose centre lands lower in it is nearer.
-    nearness = cv2.perspectiveTransform(np.asarray([[(x, y)] for x, y, _ in spots], np.float32), matrix)[:, 0, 1]
-    spots = [spots[i] for i in np.argsort(nearness)]
-    matched = die_colours(rng, 0.55, 25) if rng.random() < 0.7 else None
-    dice = tuple(_random_die(rng, x, y, s, oblique * 35, AWAY_FROM_CAMERA, matched) for x, y, s in spots)
-    glares = tuple(
-        Glare(
-            cx=d.cx + rng.uniform(-0.35, 0.35) * d.size,
-            cy=d.cy + rng.uniform(-0.35, 0.35) * d.size,
-            radius=d.size * rng.uniform(0.03, 0.12),
-            strength=float(rng.uniform(0.6, 1.0)),
-        )
-        for d in dice
-        if rng.random() < 0.6
-    )
-    effects = Effects(shadow=float(rng.uniform(0.3, 0.7)), shadow_offset=(0.15, 0.2), glares=glares)
-    table = frame.copy()
-    geometries = draw_dice(frame, dice, effects)
-    shown_faces, values, hidden_faces = [], [], []
-    for i, (die, geometry) in enumerate(zip(dice, geometries)):
-        face = top_face(die, geometry)
-        if face is None or face[1] < MIN_FACING:
-            continue
-        share, shown = _shown_part(face[0], [g.outline for g in geometries[i + 1 :]], width, height)
-        if share >= HALF_HIDDEN:
-            shown_faces.append(face[0])
-            values.append(die.value)
-        elif share >= HIDDEN and shown is not None:
-            # Only the part that shows is skipped: the nearer die that hides the rest is
-            # still a die (its top) or not one (its side) to the loss.
-            hidden_faces.append(shown)
-    frame = _slanted(frame, table, matrix)
-    corners, ignore = (
-        cv2.perspectiveTransform(np.asarray(faces, np.float32).reshape(-1, 1, 2), matrix).reshape(-1, 4, 2)
-        if faces
-        else np.zeros((0, 4, 2), np.float32)
-        for faces in (shown_faces, hidden_faces)
-    )
-    frame = _camera(_light(frame, rng), rng)
-    sample = _labelled(frame, corners, values)
-    return SceneSample(
-        sample.frame,
-        sample.centres,
-        sample.sizes,
-        sample.values,
-        np.concatenate([ignore.min(axis=1), ignore.max(axis=1)], 1).astype(np.float32),
-    )
+    return _labelled(frame, np.asarray(sizes, np.float32).reshape(-1, 4, 2), values, matrix)
 
 
 @dataclass(frozen=True)
@@ -489,10 +384,7 @@ class TableSession:
         draw_dice(frame, tuple(die for die, _ in shown), effects)
         corners_list = [face[0] for _, face in shown]
         values = [die.value for die, _ in shown]
-        corners: np.ndarray = np.asarray(corners_list, np.float32).reshape(-1, 4, 2)
         if self.matrix is not None:
-            frame = cv2.warpPerspective(frame, self.matrix, (self.width, self.height), borderMode=cv2.BORDER_REFLECT)
-            if len(corners):
-                corners = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), self.matrix).reshape(-1, 4, 2)
+            frame = _slanted(frame, self.table, self.matrix)
         frame = _camera(_light(frame, np.random.default_rng(self.light_seed)), rng)
-        return _labelled(frame, corners, values)
+        return _labelled(frame, np.asarray(corners_list, np.float32).reshape(-1, 4, 2), values, self.matrix)

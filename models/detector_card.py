@@ -99,7 +99,7 @@ default); the reader's own figures are in docs/vision.md.
 - Dice under about 8 pixels across at the network's input (16 pixels in a 1280-wide frame)
   are at the edge of what a 1/4 grid separates.
 - It was trained on three real photo sets and synthetic frames; tables unlike both may
-  still fool it.
+  still fool it.{limits}
 """
 
 
@@ -139,6 +139,7 @@ def write_card(model: Path, data: Path, card: Path) -> dict[str, object]:
             synthetic_frames=info["synthetic_frames"],
             real_photos=real,
             table=rows,
+            limits="".join(f"\n- {note}" for note in info.get("limits", [])),
         )
     )
     return figures

@@ -19,7 +19,7 @@ from photo_sets import photo_set
 from vision.eval.evaluate import Evaluation
 from vision.eval.labels import LabelledDie, load_labelled_set
 from vision.images import downscale, load_image
-from vision.read.reader import DiceReader
+from vision.read.reader import DiceReader, ReaderSettings
 
 pytestmark = [pytest.mark.dataset, pytest.mark.slow]
 
@@ -28,7 +28,6 @@ pytestmark = [pytest.mark.dataset, pytest.mark.slow]
 # such target is held by a strict xfail, so the day it is met the test says so.
 NOT_YET = pytest.mark.xfail(strict=True, reason="not yet met by the learned reader; see docs/vision.md")
 
-REPO = Path(__file__).resolve().parents[2]
 SIDES = (1280, 640)
 
 
@@ -38,14 +37,9 @@ def dataset_root() -> Path | None:
 
 def _unseen_reader() -> DiceReader | None:
     try:
-        from vision.read.classifier import DieFaceClassifier
-        from vision.read.detect import DiceDetector
+        from benchmarks.lodo import lodo_reader
 
-        lodo = REPO / "models" / "lodo"
-        return DiceReader(
-            DieFaceClassifier(lodo / "without_nellbyler_classifier.onnx"),
-            detector=DiceDetector(lodo / "without_nellbyler_detector.onnx"),
-        )
+        return lodo_reader("nellbyler", ReaderSettings())
     except Exception:  # no onnxruntime or no models: the unseen-table test skips
         return None
 

@@ -214,8 +214,6 @@ def _labelled(
     seen: a die whose centre is off the drawing is cut by its edge, beyond which a slant shows
     only bare table."""
     height, width = frame.shape[:2]
-    if not len(corners):
-        corners = np.zeros((0, 4, 2), np.float32)
     drawn = corners.mean(axis=1)
     if matrix is not None and len(corners):
         corners = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), matrix).reshape(-1, 4, 2)

@@ -30,6 +30,8 @@ from models.feature_outputs import add_feature_outputs  # noqa: E402
 from vision.read.classifier import N_CLASSES, NOT_A_DIE, DieFaceClassifier  # noqa: E402
 
 BUILD = ROOT / "datasets" / "build"
+SHIPPED = ROOT / "models" / "die_face.onnx"
+SHIPPED_CARD = ROOT / "models" / "MODEL_CARD.md"
 
 
 def conv(inputs: int, outputs: int) -> list[nn.Module]:
@@ -235,6 +237,12 @@ def count_crops(name: str, sets: str) -> int:
     return len(np.load(BUILD / name)["labels"]) if name in sets.split(",") else 0
 
 
+def card_path(out: Path) -> Path:
+    """The shipped model's card, or, for a model written anywhere else, a card beside it: a
+    trial run must not overwrite the card of the model that ships."""
+    return SHIPPED_CARD if out.resolve() == SHIPPED.resolve() else out.with_suffix(".md")
+
+
 def write_card(figures: dict, path: Path, command: str) -> None:
     rows = []
     for key, f in figures["accuracy"].items():
@@ -341,14 +349,20 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--sets", default="synthetic.npz,real_train.npz,matteop65_train.npz,aws_train.npz",
                         help="crop sets under datasets/build/")  # fmt: skip
-    parser.add_argument("--out", type=Path, default=ROOT / "models" / "die_face.onnx")
+    parser.add_argument("--out", type=Path, default=SHIPPED)
     parser.add_argument(
-        "--card", type=Path, default=ROOT / "models" / "MODEL_CARD.md", help="where to write the model card"
+        "--card",
+        type=Path,
+        default=None,
+        help="where to write the model card (default: models/MODEL_CARD.md for the shipped model, "
+        "else beside --out with the suffix .md)",
     )
     parser.add_argument(
         "--card-only", metavar="COMMAND", help="rewrite MODEL_CARD.md from the saved figures of COMMAND's run"
     )
     args = parser.parse_args(argv)
+    if args.card is None:
+        args.card = card_path(args.out)
     if args.card_only:
         figures = json.loads(args.out.with_suffix(".json").read_text())
         write_card(figures, args.card, args.card_only)

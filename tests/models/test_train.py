@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -10,7 +12,15 @@ pytest.importorskip("onnx")
 
 import torch  # noqa: E402
 
-from models.train import DieFaceNet, freeze_batch_norms, load_exported_classifier, to_tensor  # noqa: E402
+from models.train import (  # noqa: E402
+    SHIPPED,
+    SHIPPED_CARD,
+    DieFaceNet,
+    card_path,
+    freeze_batch_norms,
+    load_exported_classifier,
+    to_tensor,
+)
 from vision.read.classifier import load_default_classifier  # noqa: E402
 from vision.read.models import default_model_path  # noqa: E402
 
@@ -60,3 +70,10 @@ def _turns_seen(keep_up: bool) -> set[str]:
 def test_kept_up_augmentation_never_turns_a_crop() -> None:
     assert _turns_seen(keep_up=True) == {"top"}
     assert len(_turns_seen(keep_up=False)) > 1
+
+
+def test_a_model_trained_elsewhere_writes_its_card_beside_it_not_over_the_shipped_one(tmp_path: Path) -> None:
+    assert card_path(SHIPPED) == SHIPPED_CARD
+    assert card_path(tmp_path / "trial.onnx") == tmp_path / "trial.md"
+    lodo = SHIPPED.parent / "lodo" / "without_aws_classifier.onnx"
+    assert card_path(lodo) == lodo.with_suffix(".md") != SHIPPED_CARD

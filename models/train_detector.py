@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT / "models"))
 from detector_net import (  # noqa: E402
     NARROW,
     STRIDE,
+    WIDE,
     DeployedDetector,
     DiceDetectorNet,
     freeze_batch_norms,
@@ -332,9 +333,11 @@ def main(argv: list[str] | None = None) -> int:
         help="export the mean of the weights of every step after this share of the time (with --init only)",
     )
     parser.add_argument("--constant-lr", action="store_true", help="no cosine decay: the rate stays at --lr")
-    parser.add_argument(
+    widths = parser.add_mutually_exclusive_group()
+    widths.add_argument(
         "--narrow", action="store_true", help=f"the narrow widths {NARROW} (as `models/prune_detector.py` writes)"
     )
+    widths.add_argument("--wide", action="store_true", help=f"the wider widths {WIDE}")
     parser.add_argument(
         "--teacher",
         type=Path,
@@ -367,7 +370,8 @@ def main(argv: list[str] | None = None) -> int:
         f"loaded {len(synthetic)} synthetic frames and {used} real photos in {time.time() - started:.0f} s", flush=True
     )
 
-    net = DiceDetectorNet(**NARROW) if args.narrow else DiceDetectorNet()
+    chosen = NARROW if args.narrow else WIDE if args.wide else None
+    net = DiceDetectorNet(**chosen) if chosen else DiceDetectorNet()
     if args.init:
         load_exported_weights(net, str(args.init))
     net = net.to(memory_format=torch.channels_last)
@@ -433,7 +437,7 @@ def main(argv: list[str] | None = None) -> int:
         "final_loss": [round(float(v), 4) for v in np.mean(history[-200:], axis=0)],
         "input_side": INPUT_SIDE,
         "parameters": sum(p.numel() for p in net.parameters()),
-        "widths": NARROW if args.narrow else None,
+        "widths": chosen,
     }
     args.out.with_suffix(".json").write_text(json.dumps(info, indent=2) + "\n")
     print(json.dumps(info), flush=True)

@@ -71,3 +71,23 @@ def test_a_run_with_a_teacher_records_it_and_exports_a_detector(tmp_path: Path, 
     info = json.loads(out.with_suffix(".json").read_text())
     assert info["teacher"] == str(teacher) and info["steps"] == 2
     assert isinstance(DiceDetector(out).detect(np.zeros((240, 320, 3), np.uint8)), list)
+
+
+def test_a_wide_run_exports_a_detector_of_the_wider_widths(tmp_path: Path, tiny_run: list[str]) -> None:
+    import onnx
+
+    out = tmp_path / "wide.onnx"
+    assert main(["--steps", "1", *tiny_run, "--wide", "--out", str(out)]) == 0
+    info = json.loads(out.with_suffix(".json").read_text())
+    assert info["widths"] == {"channels": [32, 32, 64, 128, 192], "head": 32}
+    stem = next(node for node in onnx.load(str(out)).graph.node if node.op_type == "Conv")
+    weights = {item.name: item for item in onnx.load(str(out)).graph.initializer}
+    assert list(weights[stem.input[1]].dims)[:2] == [32, 3]
+    assert isinstance(DiceDetector(out).detect(np.zeros((240, 320, 3), np.uint8)), list)
+
+
+def test_narrow_and_wide_are_refused_together(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["--narrow", "--wide"])
+    assert stopped.value.code == 2
+    assert "not allowed with" in capsys.readouterr().err

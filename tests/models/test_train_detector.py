@@ -47,11 +47,16 @@ def test_a_step_budget_trains_that_many_steps_and_the_same_model_twice(tmp_path:
     assert isinstance(DiceDetector(out).detect(np.zeros((240, 320, 3), np.uint8)), list)
 
 
-def test_a_step_budget_below_one_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [(["--steps", "0"], "--steps must be at least 1"), (["--narrow", "--wide"], "not allowed with")],
+    ids=["a step budget below one", "narrow and wide together"],
+)
+def test_bad_arguments_are_refused(arguments: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as stopped:
-        main(["--steps", "0"])
+        main(arguments)
     assert stopped.value.code == 2
-    assert "--steps must be at least 1" in capsys.readouterr().err
+    assert message in capsys.readouterr().err
 
 
 def test_a_net_that_answers_as_its_teacher_does_has_no_distillation_loss() -> None:
@@ -84,10 +89,3 @@ def test_a_wide_run_exports_a_detector_of_the_wider_widths(tmp_path: Path, tiny_
     weights = {item.name: item for item in onnx.load(str(out)).graph.initializer}
     assert list(weights[stem.input[1]].dims)[:2] == [32, 3]
     assert isinstance(DiceDetector(out).detect(np.zeros((240, 320, 3), np.uint8)), list)
-
-
-def test_narrow_and_wide_are_refused_together(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as stopped:
-        main(["--narrow", "--wide"])
-    assert stopped.value.code == 2
-    assert "not allowed with" in capsys.readouterr().err

@@ -85,7 +85,8 @@ def test_a_wide_run_exports_a_detector_of_the_wider_widths(tmp_path: Path, tiny_
     assert main(["--steps", "1", *tiny_run, "--wide", "--out", str(out)]) == 0
     info = json.loads(out.with_suffix(".json").read_text())
     assert info["widths"] == {"channels": [32, 32, 64, 128, 192], "head": 32}
-    stem = next(node for node in onnx.load(str(out)).graph.node if node.op_type == "Conv")
-    weights = {item.name: item for item in onnx.load(str(out)).graph.initializer}
+    graph = onnx.load(str(out)).graph
+    stem = next(node for node in graph.node if node.op_type == "Conv")
+    weights = {item.name: item for item in graph.initializer}
     assert list(weights[stem.input[1]].dims)[:2] == [32, 3]
     assert isinstance(DiceDetector(out).detect(np.zeros((240, 320, 3), np.uint8)), list)

@@ -15,7 +15,7 @@ import synthetic_crops  # noqa: E402
 from vision.eval.labels import load_labelled_set  # noqa: E402
 from vision.read.classifier import NOT_A_DIE  # noqa: E402
 from vision.synth.render import DieSpec, Scene, render  # noqa: E402
-from vision.training import detector_frames, photo_crops, rendered_crops  # noqa: E402
+from vision.training import detector_frames, frame_crops, photo_crops, rendered_crops  # noqa: E402
 from vision.types import DieBox  # noqa: E402
 
 
@@ -157,3 +157,38 @@ def test_the_script_cuts_kept_up_crops(yolo_set: Path, tmp_path: Path) -> None:
     with np.load(out) as written:
         assert np.array_equal(written["crops"], kept["crops"])
     assert not np.array_equal(kept["crops"], photo_crops.extract(yolo_set, "train", (0,), 2, 0.3, 0)["crops"])
+
+
+def test_frame_crops_cut_the_labelled_dice_of_the_detectors_frames_reproducibly() -> None:
+    data = frame_crops.build(6, seed=2, side=160, workers=1)
+    assert data["crops"].shape[1:] == (32, 32, 3) and len(data["crops"]) == len(data["labels"]) > 0
+    assert set(data["labels"].tolist()) <= set(range(7))
+    again = frame_crops.build(6, seed=2, side=160, workers=1)
+    assert np.array_equal(data["crops"], again["crops"]) and np.array_equal(data["labels"], again["labels"])
+
+
+def test_frame_crops_show_each_labelled_die_of_a_frame_and_a_negative_away_from_them(monkeypatch) -> None:
+    from vision.synth.domain import SceneSample
+
+    frame = np.full((200, 200, 3), 90, np.uint8)
+    cv2.rectangle(frame, (40, 40), (80, 80), (240, 240, 240), -1)
+    sample = SceneSample(
+        frame, np.array([[60.0, 60.0], [150.0, 150.0]], np.float32), np.array([[40.0, 40.0], [8.0, 8.0]], np.float32),
+        np.array([5, 2]),
+    )  # fmt: skip
+    monkeypatch.setattr(frame_crops, "random_sample", lambda rng, width, height: sample)
+    monkeypatch.setattr(frame_crops, "NEGATIVE_SHARE", 0.25)  # a negative in every frame
+    data = frame_crops.build(1, seed=0, side=200, workers=1)
+    # The 8-pixel die is too small to cut; the negative is bare table, the die's crop is not.
+    assert data["labels"].tolist() == [4, NOT_A_DIE]
+    assert data["crops"][0].std() > 20 and data["crops"][1].std() < 1
+
+
+def test_the_frame_crops_script_writes_what_the_library_builds(tmp_path: Path, capsys) -> None:
+    import frame_crops as frame_crops_script
+
+    out = tmp_path / "frame_crops.npz"
+    assert frame_crops_script.main(["--frames", "3", "--seed", "4", "--workers", "1", "--out", str(out)]) == 0
+    with np.load(out) as written:
+        assert np.array_equal(written["crops"], frame_crops.build(3, seed=4, workers=1)["crops"])
+    assert "crops, per class" in capsys.readouterr().out

@@ -12,14 +12,13 @@ to be labelled).
 
 from __future__ import annotations
 
-from concurrent.futures import ProcessPoolExecutor
-
 import cv2
 import numpy as np
 
 from vision.read.classifier import NOT_A_DIE
 from vision.read.crops import CROP_SIZE, crop_die
 from vision.synth.domain import random_sample
+from vision.training.detector_frames import in_chunks
 from vision.training.rendered_crops import jittered
 from vision.types import DieBox
 
@@ -69,11 +68,5 @@ def _cut(job: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
 def build(frames: int, seed: int, side: int = 384, workers: int = 2) -> dict[str, np.ndarray]:
     """Crops (N, 32, 32, 3) uint8 BGR and labels (0..5 faces 1..6, 6 not a die) cut from
     `frames` rendered frames of `side` x `side`."""
-    chunk = 250
-    jobs = [(seed * 100019 + k, min(chunk, frames - start), side) for k, start in enumerate(range(0, frames, chunk))]
-    if workers == 1:  # no pool: a fork of a process that runs threads (OpenCV's) can hang
-        parts = [_cut(job) for job in jobs]
-    else:
-        with ProcessPoolExecutor(workers) as pool:
-            parts = list(pool.map(_cut, jobs))
+    parts = in_chunks(_cut, frames, seed, side, workers, stride=100019)
     return {"crops": np.concatenate([p[0] for p in parts]), "labels": np.concatenate([p[1] for p in parts])}

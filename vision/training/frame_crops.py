@@ -5,9 +5,9 @@ frames (`vision.synth.domain.random_sample`) hold what a table never seen brings
 print, paper, carpet and painted surfaces, trays, clutter, matched sets, a slanted camera, its
 light and its noise. Each labelled die of such a frame is cut as the reader cuts a die from the
 detector's box (its top face), jittered as `rendered_crops` jitters it, with the picture's up
-kept. About one frame in five also gives a "not a die face": a box of a die's size away from
-every labelled die (bare table, clutter, a die cut off by the frame's edge or leaning too far
-to be labelled).
+kept. Four frames in five also give a "not a die face": a box of a die's size away from every
+labelled die (bare table, clutter, a die cut off by the frame's edge or leaning too far to be
+labelled).
 """
 
 from __future__ import annotations

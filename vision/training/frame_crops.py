@@ -30,9 +30,9 @@ CLEARANCE = 1.2  # a negative's centre lies this many die sides from every label
 def _negative_box(
     rng: np.random.Generator, centres: np.ndarray, sides: np.ndarray, side: float, width: int, height: int
 ) -> DieBox | None:
+    reach = CLEARANCE * np.maximum(sides, side)
     for _ in range(10):
         cx, cy = float(rng.uniform(0, width)), float(rng.uniform(0, height))
-        reach = CLEARANCE * np.maximum(sides, side)
         if not len(centres) or np.all(np.hypot(centres[:, 0] - cx, centres[:, 1] - cy) > reach):
             return DieBox(cx, cy, side * rng.uniform(0.9, 1.2), side * rng.uniform(0.9, 1.2), 0.0)
     return None

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -28,7 +29,7 @@ from vision.eval.evaluate import evaluate_set  # noqa: E402
 from vision.read.classifier import DieFaceClassifier  # noqa: E402
 from vision.read.detect import DetectorSettings, DiceDetector  # noqa: E402
 from vision.read.pips import PipSettings  # noqa: E402
-from vision.read.reader import DiceReader, ReaderSettings  # noqa: E402
+from vision.read.reader import DiceReader, NearMisses, ReaderSettings  # noqa: E402
 
 SETS = {
     "matteop65": ("matteop65-webcam", "val"),
@@ -36,7 +37,8 @@ SETS = {
     "aws": ("aws-vegas", "val"),
 }
 FULL = ReaderSettings()
-UNCHECKED = replace(FULL, speck_size=None)
+WITHOUT_NEAR_MISSES = replace(FULL, near_misses=None)
+UNCHECKED = replace(WITHOUT_NEAR_MISSES, speck_size=None)
 BARE = replace(UNCHECKED, voting_looks=(), second_looks=(), centre_on_pips=False, face_mask=False)
 
 
@@ -54,24 +56,33 @@ def _without_colour_check(settings: ReaderSettings) -> ReaderSettings:
     )
 
 
+def _near_misses(**knobs: float) -> ReaderSettings:
+    """The shipped settings with one knob of the near misses changed."""
+    return replace(FULL, near_misses=replace(NearMisses(), **knobs))
+
+
 ONE_LOOK = DetectorSettings(coarse_side=None)  # the detector's first look alone, one view
-SHIPPED = ("+ the coarse look for big dice (combined, the default)", "combined", FULL, DetectorSettings())
+SHIPPED = ("+ near misses like the dice beside them (combined, the default)", "combined", FULL, DetectorSettings())
 VARIANTS: list[tuple[str, str, ReaderSettings, DetectorSettings]] = [
     ("detector + pips in the whole box, one look", "pips", BARE, ONE_LOOK),
     ("+ pips on the die's own region", "pips", replace(BARE, face_mask=True), ONE_LOOK),
     ("+ the vote of five looks", "pips", replace(UNCHECKED, centre_on_pips=False), ONE_LOOK),
     ("+ centred on the pips", "pips", UNCHECKED, ONE_LOOK),
-    ("+ small ones dropped as specks (pips reader)", "pips", FULL, ONE_LOOK),
-    ("detector + classifier alone", "classifier", FULL, ONE_LOOK),
+    ("+ small ones dropped as specks (pips reader)", "pips", WITHOUT_NEAR_MISSES, ONE_LOOK),
+    ("detector + classifier alone", "classifier", WITHOUT_NEAR_MISSES, ONE_LOOK),
     ("detector + pips + classifier, whole box, one look", "combined", BARE, ONE_LOOK),
     ("+ pips on the die's own region", "combined", replace(BARE, face_mask=True), ONE_LOOK),
     ("+ second looks at doubtful faces", "combined", replace(UNCHECKED, centre_on_pips=False), ONE_LOOK),
     ("+ centred on the pips", "combined", UNCHECKED, ONE_LOOK),
-    ("+ small ones dropped as specks", "combined", FULL, ONE_LOOK),
+    ("+ small ones dropped as specks", "combined", WITHOUT_NEAR_MISSES, ONE_LOOK),
+    ("+ the coarse look for big dice", "combined", WITHOUT_NEAR_MISSES, DetectorSettings()),
     SHIPPED,
     ("+ the detector's mirrored view (not the default)", "combined", FULL, replace(DetectorSettings(), views=2)),
     ("shipped without the pip colour check", "combined", _without_colour_check(FULL), DetectorSettings()),
     ("shipped without the clump check", "combined", replace(FULL, clump_dice=None), DetectorSettings()),
+    ("shipped, near misses of any size", "combined", _near_misses(size_ratio=math.inf), DetectorSettings()),
+    ("shipped, near misses however far", "combined", _near_misses(reach=math.inf), DetectorSettings()),
+    ("shipped, near misses down to 0.1", "combined", _near_misses(floor=0.1), DetectorSettings()),
 ]
 
 

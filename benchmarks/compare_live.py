@@ -2,7 +2,7 @@
 in one run, one thread, on the same frames.
 
     python benchmarks/compare_live.py [--repeat 20] [--mirrored] [--no-coarse] [--always-coarse] [--all-pips]
-        [--json] FRAME...
+        [--no-near-misses] [--json] FRAME...
 
 `--mirrored` also times the live reader with the detector looking at the frame mirrored too
 (`DetectorSettings(views=2)`), to show what that view costs; `--no-coarse` also times it
@@ -10,7 +10,8 @@ without the detector's coarse look for big dice (`DetectorSettings(coarse_side=N
 `--always-coarse` also times it taking the coarse look on every frame, not only when the first
 look found something the classifier doubts (`coarse_only_in_doubt=False`);
 `--all-pips` also times it looking for the pips of every die, as the reader of photos does
-(`ReaderSettings()` instead of `LIVE`). It also counts, untimed, the dice a frame whose pips
+(`ReaderSettings()` instead of `LIVE`); `--no-near-misses` also times it without looking again
+at the detector's near misses (`near_misses=None`). It also counts, untimed, the dice a frame whose pips
 the live reader looks for (the dice the classifier is not sure of, and small ones): each costs
 more than the rest of such a die's reading, so a detector that leaves more dice in doubt can
 make the reader slower even with a faster network.
@@ -49,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         "--always-coarse", action="store_true", help="also time it taking the coarse look on every frame"
     )
     parser.add_argument("--all-pips", action="store_true", help="also time it looking for every die's pips")
+    parser.add_argument("--no-near-misses", action="store_true", help="also time it without the near misses")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
@@ -67,6 +69,11 @@ def main(argv: list[str] | None = None) -> int:
         ).read
     if args.all_pips:
         readers["all-pips"] = DiceReader(load_default_classifier(), detector=load_default_detector()).read
+    if args.no_near_misses:
+        without = replace(LIVE, near_misses=None)
+        readers["no-near-misses"] = DiceReader(
+            load_default_classifier(), detector=load_default_detector(), settings=without
+        ).read
     times: dict[str, list[float]] = {name: [] for name in readers}
     for _ in range(args.rounds):  # alternating, so a busy spell of the machine hits both
         for name, read in readers.items():

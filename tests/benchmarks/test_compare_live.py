@@ -41,3 +41,15 @@ def test_the_live_reader_can_also_be_timed_taking_the_coarse_look_on_every_frame
     result = json.loads(capsys.readouterr().out)
     assert set(result["median_ms"]) == {"live", "classic", "always-coarse"}
     assert all(ms > 0 for ms in result["median_ms"].values())
+
+
+def test_the_live_reader_can_also_be_timed_without_its_near_misses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    frame = render(Scene(1280, 720, background="felt", dice=(DieSpec(2, 600.0, 360.0, 70.0),), seed=4)).frame
+    path = tmp_path / "frame.png"
+    cv2.imwrite(str(path), frame)
+    assert main(["--repeat", "1", "--rounds", "1", "--no-near-misses", "--json", str(path)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert set(result["median_ms"]) == {"live", "classic", "no-near-misses"}
+    assert all(ms > 0 for ms in result["median_ms"].values())

@@ -93,3 +93,13 @@ def draw_table(
         body, pip = ((IVORY, BLACK), (RED, IVORY))[i % 2]
         dice.append(DrawnDie(value, center, size, float(rng.uniform(0, 90)), body, pip))
     return draw_scene(width, height, dice, seed=seed)
+
+
+def draw_heap(values: Sequence[int] = (1, 2, 3, 4, 5, 6, 2, 5), seed: int = 0) -> list[DrawnDie]:
+    """Ivory dice 60 pixels across, close together in rows of four, as a throw lands; draw them
+    with `draw_scene(1280, 720, dice)`."""
+    rng = np.random.default_rng(seed)
+    return [
+        DrawnDie(value, (400.0 + 110 * (i % 4), 250.0 + 110 * (i // 4)), 60.0, float(rng.uniform(0, 90)), IVORY, BLACK)
+        for i, value in enumerate(values)
+    ]

@@ -11,6 +11,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from drawn import draw_heap, draw_scene
 from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
@@ -311,3 +312,25 @@ def test_the_pips_of_a_die_close_to_the_camera_are_not_taken_for_a_clump(value: 
     for settings in (ReaderSettings(), LIVE):
         (reading,) = DiceReader(reader.classifier, settings=settings, detector=reader.detector).read(frame)
         assert math.hypot(reading.box.cx - die.cx, reading.box.cy - die.cy) < 0.25 * die.size
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_near_misses_are_the_peaks_under_the_threshold_beside_the_dice(detector: DiceDetector, seed: int) -> None:
+    frame = draw_scene(1280, 720, draw_heap(seed=seed), seed=seed)
+    plain = replace(detector.settings, coarse_side=None)
+    every = DiceDetector(detector.path, settings=replace(plain, threshold=0.2)).detect(frame)
+    scores = sorted(d.score for d in every)
+    middle = len(scores) // 2  # the threshold between two dice's scores: half of them are near misses
+    strict = DiceDetector(detector.path, settings=replace(plain, threshold=(scores[middle - 1] + scores[middle]) / 2))
+    found, near = strict.detect_with_near_misses(frame, 0.2)
+    assert found == strict.detect(frame) and near
+    assert all(0.2 <= d.score < strict.settings.threshold for d in near)
+    assert sorted(d.box.center for d in found + near) == sorted(d.box.center for d in every)
+    assert strict.detect_with_near_misses(frame, None) == (found, [])
+    assert strict.detect_with_near_misses(frame, 0.99) == (found, [])  # a floor above the threshold
+
+
+def test_several_views_give_no_near_misses(detector: DiceDetector) -> None:
+    frame = draw_scene(1280, 720, draw_heap(), seed=0)
+    mirrored = DiceDetector(detector.path, settings=replace(detector.settings, views=2, threshold=0.9))
+    assert mirrored.detect_with_near_misses(frame, 0.2)[1] == []

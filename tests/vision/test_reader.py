@@ -9,10 +9,11 @@ import cv2
 import hypothesis
 import numpy as np
 import pytest
-from drawn import BLACK, IVORY, RED, DrawnDie, draw_coin, draw_scene, draw_table
+from drawn import BLACK, IVORY, RED, DrawnDie, draw_coin, draw_heap, draw_scene, draw_table
 from hypothesis import strategies as st
 
-from vision.read.reader import LIVE, DiceReader, FaceClassifier, ReaderSettings
+from vision.read.detect import Detection, DiceDetector, load_default_detector
+from vision.read.reader import LIVE, DiceReader, FaceClassifier, NearMisses, ReaderSettings
 from vision.types import DieBox, DieReading
 
 GREEN = (60, 140, 30)  # BGR
@@ -476,8 +477,8 @@ def test_the_live_reader_skips_the_coarse_look_when_every_find_is_a_clear_die(
     frame = draw_table(values=(1, 2, 3, 4, 5, 6), seed=seed)
     detector = load_default_detector()
     looks: list[int] = []
-    look = detector._look
-    monkeypatch.setattr(detector, "_look", lambda view, *args: looks.append(view.shape[1]) or look(view, *args))
+    maps = detector._maps
+    monkeypatch.setattr(detector, "_maps", lambda view: looks.append(view.shape[1]) or maps(view))
     classifier = CountingClassifier()
     readings = DiceReader(classifier, detector=detector, settings=LIVE).read(frame)
     assert looks == [640]  # the first look alone
@@ -494,8 +495,8 @@ def test_the_live_reader_takes_the_coarse_look_when_a_find_is_in_doubt(monkeypat
     frame = draw_table(values=(3, 5), seed=1)
     detector = load_default_detector()
     looks: list[int] = []
-    look = detector._look
-    monkeypatch.setattr(detector, "_look", lambda view, *args: looks.append(view.shape[1]) or look(view, *args))
+    maps = detector._maps
+    monkeypatch.setattr(detector, "_maps", lambda view: looks.append(view.shape[1]) or maps(view))
     DiceReader(DieWhere(lambda box: box.cx < 500.0, 3), detector=detector, settings=LIVE).read(frame)
     assert looks == [640, 320]
     looks.clear()
@@ -612,3 +613,61 @@ def test_the_pips_reader_leaves_the_detectors_choice_alone() -> None:
 def test_a_clump_needs_at_least_one_die() -> None:
     with pytest.raises(ValueError, match="clump_dice"):
         ReaderSettings(clump_dice=0)
+
+
+def found_at(x: float, y: float, size: float = 60.0) -> Detection:
+    return Detection(DieBox(x, y, size, size), 0.3)
+
+
+def test_a_near_miss_like_the_dice_beside_it_is_kept() -> None:
+    dice = [found_at(400, 300), found_at(470, 300), found_at(540, 300, 66)]
+    beside, rule = found_at(470, 380), NearMisses()
+    assert rule.like_the_dice([beside], dice, 0.5) == [beside]
+    assert rule.like_the_dice([found_at(470, 380, 30)], dice, 0.5) == []  # half their size
+    assert rule.like_the_dice([found_at(470, 380, 100)], dice, 0.5) == []  # far bigger
+    assert rule.like_the_dice([found_at(900, 300)], dice, 0.5) == []  # far from them all
+    assert rule.like_the_dice([found_at(480, 310)], dice, 0.5) == []  # on a die already found
+    assert rule.like_the_dice([beside], [], 0.5) == []
+    assert NearMisses(reach=1.0).like_the_dice([beside], dice, 0.5) == []
+    assert NearMisses(size_ratio=2.0).like_the_dice([found_at(470, 380, 31)], dice, 0.5) != []
+
+
+@pytest.mark.parametrize("knob", [{"floor": 0.0}, {"floor": 1.0}, {"size_ratio": 0.9}, {"reach": 0.0}])
+def test_near_misses_refuse_an_absurd_setting(knob: dict[str, float]) -> None:
+    with pytest.raises(ValueError):
+        NearMisses(**knob)
+
+
+def strict_detector_for(frame: np.ndarray) -> DiceDetector:
+    """The shipped detector with its threshold between the scores of the frame's dice, so that
+    half of them are near misses."""
+    detector = load_default_detector()
+    scores = sorted(d.score for d in detector.detect(frame))
+    middle = len(scores) // 2
+    return detector.with_threshold((scores[middle - 1] + scores[middle]) / 2)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("live", [False, True])
+def test_near_misses_in_a_heap_of_dice_are_read(seed: int, live: bool) -> None:
+    from vision.read.classifier import load_default_classifier
+
+    dice = draw_heap(seed=seed)
+    frame = draw_scene(1280, 720, dice, seed=seed)
+    detector = strict_detector_for(frame)
+    settings = LIVE if live else ReaderSettings()
+    classifier = load_default_classifier()
+    kept = DiceReader(classifier, detector=detector, settings=settings).read(frame)
+    dropped = DiceReader(classifier, detector=detector, settings=replace(settings, near_misses=None)).read(frame)
+    assert len(dropped) < len(kept) <= len(dice)
+    for reading in kept:
+        die = min(dice, key=lambda d: np.hypot(d.center[0] - reading.box.cx, d.center[1] - reading.box.cy))
+        assert np.hypot(die.center[0] - reading.box.cx, die.center[1] - reading.box.cy) < 0.25 * die.size
+        assert reading.value == die.value
+
+
+def test_the_pips_reader_keeps_no_near_miss() -> None:
+    frame = draw_scene(1280, 720, draw_heap(), seed=0)
+    detector = strict_detector_for(frame)
+    kept = DiceReader(FakeClassifier(3), detector=detector, mode="pips").inspect(frame)
+    assert len(kept) == len(detector.detect(frame))

@@ -117,15 +117,35 @@ class DiceDetector:
 
         `coarse_wanted`, when given, is asked with the first look's finds whether the coarse
         look is worth taking; the first look's finds are returned as they are when it says no."""
+        return self.detect_with_near_misses(frame_bgr, None, coarse_wanted)[0]
+
+    def detect_with_near_misses(
+        self,
+        frame_bgr: np.ndarray,
+        floor: float | None,
+        coarse_wanted: Callable[[list[Detection]], bool] | None = None,
+    ) -> tuple[list[Detection], list[Detection]]:
+        """`detect`'s dice, and the first look's near misses: the peaks it scored from `floor`
+        up to the threshold that lie on none of its dice, surest first. Only a single view
+        (`DetectorSettings.views`) gives near misses; no `floor`, none."""
         if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3 or frame_bgr.dtype != np.uint8:
             raise ValueError(
                 f"expected a BGR uint8 frame of shape (height, width, 3), got {frame_bgr.dtype} {frame_bgr.shape}"
             )
+        settings = self.settings
         resized, scale = self._resized(frame_bgr)
-        found = self._detect_fine(resized, scale, frame_bgr.shape)
-        if self.settings.coarse_side is None or (coarse_wanted is not None and not coarse_wanted(found)):
-            return found
-        return self._with_big_dice(found, resized, scale, frame_bgr.shape, self.settings.coarse_side)
+        near: list[Detection] = []
+        if floor is not None and settings.views == 1:
+            maps = self._maps(resized)
+            found = self.decode(maps, scale, frame_bgr.shape)
+            if floor < settings.threshold and np.count_nonzero(maps[0] >= floor) > len(found):
+                sure = {detection.box for detection in found}
+                near = [d for d in self.decode(maps, scale, frame_bgr.shape, floor) if d.box not in sure]
+        else:
+            found = self._detect_fine(resized, scale, frame_bgr.shape)
+        if settings.coarse_side is None or (coarse_wanted is not None and not coarse_wanted(found)):
+            return found, near
+        return self._with_big_dice(found, resized, scale, frame_bgr.shape, settings.coarse_side), near
 
     def _with_big_dice(
         self, found: list[Detection], resized: np.ndarray, scale: float, shape: tuple[int, ...], side: int
@@ -176,9 +196,13 @@ class DiceDetector:
         return self._distinct([group.detection(len(views)) for group in sorted(sure, key=lambda g: -g.score)])
 
     def _look(self, resized: np.ndarray, scale: float, shape: tuple[int, ...], threshold: float) -> list[Detection]:
+        return self.decode(self._maps(resized), scale, shape, threshold)
+
+    def _maps(self, resized: np.ndarray) -> np.ndarray:
+        """The network's (5, H/4, W/4) output maps for a resized frame."""
         batch = _batch(resized, self._buffers.by_shape)
         (maps,) = self._session_for(batch.shape).run(None, {self._input: batch})
-        return self.decode(np.asarray(maps[0], np.float32), scale, shape, threshold)
+        return np.asarray(maps[0], np.float32)
 
     def _session_for(self, shape: tuple[int, ...]) -> Any:
         """The session planned for network inputs of this shape (see `_SHAPED_SESSIONS`)."""

@@ -67,6 +67,50 @@ class Inspection:
 
 
 @dataclass(frozen=True)
+class NearMisses:
+    """Which of the detector's near misses (peaks scored from `floor` up to its threshold) are
+    dice after all: those like the frame's dice, as a set's dice are alike in size and lie
+    together (a heap of glossy dice seen at a slant is where the detector scores dice lowest).
+    A near miss is kept when its size is within `size_ratio` of the median size of the dice
+    found, either way, it lies within `reach` times that size of one of them, and the
+    classifier reads it as a die as surely as it must to need no pips
+    (`ReaderSettings.sure_probability`). Chosen before the train splits and rendered tables
+    were read, and held to a bar on them: docs/vision.md, "Near misses like the dice beside
+    them"."""
+
+    floor: float = 0.2
+    size_ratio: float = 1.4
+    reach: float = 2.0
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.floor < 1.0:
+            raise ValueError(f"a near miss's floor lies between 0 and 1, not {self.floor!r}")
+        if not self.size_ratio >= 1.0:
+            raise ValueError(f"size_ratio must be at least 1, not {self.size_ratio!r}")
+        if not self.reach > 0.0:
+            raise ValueError(f"reach must be above 0, not {self.reach!r}")
+
+    def like_the_dice(self, misses: Sequence[Detected], dice: Sequence[Detected], apart: float) -> list[Detected]:
+        """The `misses` alike in size to the `dice` and near one of them, but not on one (a
+        centre closer than `apart` times the larger size)."""
+        if not dice or not misses:
+            return []
+        typical = float(median([d.box.size for d in dice]))
+        kept = []
+        for miss in misses:
+            box = miss.box
+            if not typical / self.size_ratio <= box.size <= typical * self.size_ratio:
+                continue
+            gaps = [float(np.hypot(box.cx - d.box.cx, box.cy - d.box.cy)) for d in dice]
+            if min(gaps) > self.reach * typical:
+                continue
+            if any(gap < apart * max(box.size, d.box.size) for gap, d in zip(gaps, dice)):
+                continue
+            kept.append(miss)
+        return kept
+
+
+@dataclass(frozen=True)
 class ReaderSettings:
     pips: PipSettings = field(default_factory=PipSettings)
     # With a classifier, a face in doubt is looked at again with each of these ideas of a pip
@@ -125,6 +169,8 @@ class ReaderSettings:
     # a clump of dice seen as one, are what it is for. A live camera's frames mostly hold only
     # clear dice, and skipping the look saves about a tenth of its time (docs/vision.md, "Speed").
     coarse_only_in_doubt: bool = False
+    # The detector's near misses that are dice after all (see `NearMisses`); None: none kept.
+    near_misses: NearMisses | None = field(default_factory=NearMisses)
 
     def __post_init__(self) -> None:
         if self.clump_dice is not None and self.clump_dice < 1:
@@ -273,7 +319,9 @@ class DiceReader:
         """Every die found, with its pips, face read and final reading (None when dropped)."""
         if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3 or frame_bgr.dtype != np.uint8:
             raise ValueError("expected a BGR uint8 frame of shape (height, width, 3)")
-        detections, asked = self._detected(frame_bgr)
+        detections, asked, near = self._detected(frame_bgr)
+        if near:
+            detections, asked = self._with_near_misses(frame_bgr, detections, asked, near)
         if self.settings.clump_dice is not None and self.classifier is not None and self.mode != "pips":
             detections = self._unclumped(frame_bgr, detections, self.classifier, self.settings.clump_dice)
         probabilities = None
@@ -309,19 +357,21 @@ class DiceReader:
             )
         return inspections
 
-    def _detected(self, frame_bgr: np.ndarray) -> tuple[list[Detected], tuple[list[Candidate], np.ndarray] | None]:
-        """The detector's finds and, when the classifier was asked about the first look's
-        (`ReaderSettings.coarse_only_in_doubt`), their outlines and its answer."""
+    def _detected(
+        self, frame_bgr: np.ndarray
+    ) -> tuple[list[Detected], tuple[list[Candidate], np.ndarray] | None, list[Detected]]:
+        """The detector's finds; when the classifier was asked about the first look's
+        (`ReaderSettings.coarse_only_in_doubt`), their outlines and its answer; and the
+        detector's near misses, when they are looked at (`ReaderSettings.near_misses`)."""
         from vision.read.detect import Detection, DiceDetector
 
-        classifier, settings = self.classifier, self.settings
-        if not (
-            settings.coarse_only_in_doubt
-            and classifier is not None
-            and self.mode != "pips"
-            and isinstance(self.detector, DiceDetector)
-        ):
-            return list(self.detector.detect(frame_bgr)), None
+        classifier, settings, detector = self.classifier, self.settings, self.detector
+        if not isinstance(detector, DiceDetector) or classifier is None or self.mode == "pips":
+            return list(detector.detect(frame_bgr)), None, []
+        floor = None if settings.near_misses is None else settings.near_misses.floor
+        if not settings.coarse_only_in_doubt:
+            found, near = detector.detect_with_near_misses(frame_bgr, floor)
+            return list(found), None, list(near)
         asked: list[tuple[list[Candidate], np.ndarray]] = []
 
         def coarse_wanted(found: list[Detection]) -> bool:
@@ -332,8 +382,36 @@ class DiceReader:
             asked.append((whole, _classified(classifier, frame_bgr, [outline.box for outline in whole])))
             return not all(settings.reads_as_die(p) for p in asked[0][1])
 
-        detections: list[Detected] = list(self.detector.detect(frame_bgr, coarse_wanted))
-        return detections, (asked[0] if asked else None)
+        found, near = detector.detect_with_near_misses(frame_bgr, floor, coarse_wanted)
+        return list(found), (asked[0] if asked else None), list(near)
+
+    def _with_near_misses(
+        self,
+        frame_bgr: np.ndarray,
+        detections: list[Detected],
+        asked: tuple[list[Candidate], np.ndarray] | None,
+        near: list[Detected],
+    ) -> tuple[list[Detected], tuple[list[Candidate], np.ndarray] | None]:
+        """The detections with the near misses that are dice after all (see `NearMisses`), and
+        `asked` with what the classifier said of those."""
+        from vision.read.detect import DiceDetector
+
+        rule, classifier = self.settings.near_misses, self.classifier
+        if rule is None or classifier is None or not isinstance(self.detector, DiceDetector):
+            return detections, asked
+        alike = rule.like_the_dice(near, detections, self.detector.settings.merge_distance)
+        outlined = [(miss, candidate_for(miss.box, frame_bgr, face_mask=False)) for miss in alike]
+        whole = [(miss, outline) for miss, outline in outlined if outline is not None]
+        if not whole:
+            return detections, asked
+        said = _classified(classifier, frame_bgr, [outline.box for _, outline in whole])
+        sure = self.settings.sure_probability
+        dice = [(item, p) for item, p in zip(whole, said) if self.settings.reads_as_die(p, sure)]
+        if not dice:
+            return detections, asked
+        if asked is not None and [c.box for c in asked[0]] == [d.box for d in detections]:
+            asked = (asked[0] + [outline for (_, outline), _ in dice], np.vstack([asked[1]] + [p for _, p in dice]))
+        return detections + [miss for (miss, _), _ in dice], asked
 
     def _unclumped(
         self, frame_bgr: np.ndarray, detections: list[Detected], classifier: FaceClassifier, clump_dice: int

@@ -334,3 +334,12 @@ def test_several_views_give_no_near_misses(detector: DiceDetector) -> None:
     frame = draw_scene(1280, 720, draw_heap(), seed=0)
     mirrored = DiceDetector(detector.path, settings=replace(detector.settings, views=2, threshold=0.9))
     assert mirrored.detect_with_near_misses(frame, 0.2)[1] == []
+
+
+def test_a_frame_without_dice_found_gives_no_near_misses(detector: DiceDetector) -> None:
+    """Near misses count only beside dice found: where no peak reaches the threshold, the
+    lower ones are left alone."""
+    strict = DiceDetector(detector.path, settings=replace(detector.settings, threshold=0.99))
+    frame = draw_scene(1280, 720, draw_heap(), seed=1)
+    assert strict.detect_with_near_misses(frame, 0.2) == ([], [])
+    assert DiceDetector(detector.path, settings=replace(detector.settings, threshold=0.2)).detect(frame)

@@ -127,7 +127,8 @@ class DiceDetector:
     ) -> tuple[list[Detection], list[Detection]]:
         """`detect`'s dice, and the first look's near misses: the peaks it scored from `floor`
         up to the threshold that lie on none of its dice, surest first. Only a single view
-        (`DetectorSettings.views`) gives near misses; no `floor`, none."""
+        (`DetectorSettings.views`) gives near misses, and only when it found a die; no `floor`,
+        none."""
         if frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3 or frame_bgr.dtype != np.uint8:
             raise ValueError(
                 f"expected a BGR uint8 frame of shape (height, width, 3), got {frame_bgr.dtype} {frame_bgr.shape}"
@@ -138,7 +139,8 @@ class DiceDetector:
         if floor is not None and settings.views == 1:
             maps = self._maps(resized)
             found = self.decode(maps, scale, frame_bgr.shape)
-            if floor < settings.threshold and np.count_nonzero(maps[0] >= floor) > len(found):
+            # Near misses are wanted beside dice found; none found, none looked for.
+            if found and floor < settings.threshold and np.count_nonzero(maps[0] >= floor) > len(found):
                 sure = {detection.box for detection in found}
                 near = [d for d in self.decode(maps, scale, frame_bgr.shape, floor) if d.box not in sure]
         else:

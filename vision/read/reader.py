@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, TypeGuard, runtime_checkable
 
 import numpy as np
 
@@ -203,6 +203,13 @@ def _classified(classifier: FaceClassifier, frame_bgr: np.ndarray, boxes: list[D
     return probabilities
 
 
+def _stands(
+    asked: tuple[list[Candidate], np.ndarray] | None, detections: Sequence[Detected]
+) -> TypeGuard[tuple[list[Candidate], np.ndarray]]:
+    """Whether the classifier was `asked` about exactly these detections, in this order."""
+    return asked is not None and [c.box for c in asked[0]] == [d.box for d in detections]
+
+
 def _pips_confidence(face: FaceRead, contrast: float) -> float:
     layout = 1.0 if face.count == 1 else max(0.0, 1.0 - face.layout_error / 0.5)
     clarity = min(1.0, contrast / 80.0)
@@ -325,7 +332,7 @@ class DiceReader:
         if self.settings.clump_dice is not None and self.classifier is not None and self.mode != "pips":
             detections = self._unclumped(frame_bgr, detections, self.classifier, self.settings.clump_dice)
         probabilities = None
-        if asked is not None and [c.box for c in asked[0]] == [d.box for d in detections]:
+        if _stands(asked, detections):
             found, probabilities = asked  # the finds the classifier was asked about stand
         else:
             found = [
@@ -409,7 +416,7 @@ class DiceReader:
         dice = [(item, p) for item, p in zip(whole, said) if self.settings.reads_as_die(p, sure)]
         if not dice:
             return detections, asked
-        if asked is not None and [c.box for c in asked[0]] == [d.box for d in detections]:
+        if _stands(asked, detections):
             asked = (asked[0] + [outline for (_, outline), _ in dice], np.vstack([asked[1]] + [p for _, p in dice]))
         return detections + [miss for (miss, _), _ in dice], asked
 

@@ -34,6 +34,7 @@ from benchmarks.rest_videos import Rest, VideoStyle, VideoTruth, labelled_photos
 from vision.adapt.learner import TableLearner
 from vision.adapt.memory import NOT_A_DIE, crops_of
 from vision.adapt.neighbours import FaceNeighbours
+from vision.eval.labels import inside_any
 from vision.live.settle import DiceReaderLike, SettledThrow
 from vision.types import DieReading
 
@@ -55,8 +56,11 @@ def true_faces(rest: Rest, dice: Sequence[DieReading]) -> list[int | None]:
 
 def on_no_die(rest: Rest, die: DieReading) -> bool:
     """Whether a read die lies on no labelled die: its centre in no label's box, and no label's
-    centre in its box (a die read off its label's centre is still that die)."""
+    centre in its box (a die read off its label's centre is still that die). A die the labels
+    leave out (`Rest.unlabelled`) is a die."""
     box = die.box
+    if inside_any(box.center, rest.unlabelled):
+        return False
     for x0, y0, x1, y1 in rest.boxes:
         if x0 <= box.cx <= x1 and y0 <= box.cy <= y1:
             return False

@@ -90,7 +90,7 @@ def score(truth: VideoTruth, throws: Sequence[SettledThrow]) -> RestScore:
         result.reported_once += 1
         result.extra += len(reports) - 1
         first = reports[0]
-        seen = sorted(first.faces + tuple(d.value for d in first.set_aside))
+        seen = sorted(d.value for d in rest.scored(first.dice + first.set_aside))
         result.exact += tuple(seen) == rest.faces
         result.dice_right += _faces_right(seen, rest.faces)
         result.latencies.append((first.index - rest.start) / truth.fps)

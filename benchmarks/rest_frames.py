@@ -54,7 +54,7 @@ def score_rests(reader: DiceReader, video: str | Path, truth: VideoTruth, evalua
     """Adds each rest's middle frame, read by `reader`, to `evaluation`."""
     for rest, frame in zip(truth.rests, middle_frames(video, truth)):
         labels = [LabelledDie(value, box) for value, box in zip(rest.values, rest.boxes)]
-        evaluation.add(reader.read(frame), labels, 0.0)
+        evaluation.add(reader.read(frame), labels, 0.0, rest.unlabelled)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

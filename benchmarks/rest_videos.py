@@ -23,9 +23,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.eval.labels import LabelledDie, LabelledImage, load_labelled_set
+from vision.eval.labels import Box, LabelledDie, LabelledImage, inside_any, load_labelled_set, scaled_box
 from vision.images import jpeg_round_trip, load_image
 from vision.live.demo_table import HandSprites
+from vision.types import DieReading
 
 WIDTH, HEIGHT = 1280, 720
 
@@ -77,6 +78,17 @@ class Rest:
     photo: str
     boxes: tuple[tuple[float, float, float, float], ...]  # each die's (x0, y0, x1, y1) in the frame, as `values`
     values: tuple[int, ...]
+    # The dice the photo's labels leave out (cut by its border, too blurred to read), in the frame:
+    # a die read there counts neither way.
+    unlabelled: tuple[tuple[float, float, float, float], ...] = ()
+
+    def scored(self, dice: Sequence[DieReading]) -> list[DieReading]:
+        """The dice without those read on a die the labels leave out (and on no labelled one)."""
+        return [
+            die
+            for die in dice
+            if not inside_any(die.box.center, self.unlabelled) or inside_any(die.box.center, self.boxes)
+        ]
 
 
 @dataclass(frozen=True)
@@ -99,6 +111,7 @@ class VideoTruth:
                 r["photo"],
                 tuple(tuple(b) for b in r["boxes"]),
                 tuple(r["values"]),
+                tuple(tuple(b) for b in r.get("unlabelled", ())),
             )
             for r in data["rests"]
         )
@@ -117,17 +130,18 @@ class PlacedPhoto:
 
     def labels(self) -> list[LabelledDie]:
         """The photo's labelled dice in frame pixels."""
-        placed = []
-        for die in self.source.dice:
-            x0, y0, x1, y1 = die.scaled(self.scale).box
-            placed.append(LabelledDie(die.value, (x0 + self.x, y0 + self.y, x1 + self.x, y1 + self.y)))
-        return placed
+        return [LabelledDie(die.value, self._placed(die.box)) for die in self.source.dice]
+
+    def _placed(self, box: Box) -> Box:
+        x0, y0, x1, y1 = scaled_box(box, self.scale)
+        return (x0 + self.x, y0 + self.y, x1 + self.x, y1 + self.y)
 
     def rest(self, start: int, end: int) -> Rest:
         labels = self.labels()
         boxes = tuple(d.box for d in labels)
         values = tuple(d.value for d in labels)
-        return Rest(start, end, tuple(sorted(values)), self.source.path.name, boxes, values)
+        unlabelled = tuple(self._placed(box) for box in self.source.unlabelled)
+        return Rest(start, end, tuple(sorted(values)), self.source.path.name, boxes, values, unlabelled)
 
 
 def labelled_photos(folders: Sequence[str | Path]) -> list[LabelledImage]:

@@ -11,7 +11,6 @@ for measuring how the detector does on a table it never saw. Needs the `train` e
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import math
 import sys
@@ -38,7 +37,7 @@ from detector_net import (  # noqa: E402
     load_exported_weights,
 )
 
-from vision.eval.labels import load_labelled_set  # noqa: E402
+from vision.eval.labels import load_labelled_set, scaled_box  # noqa: E402
 
 # Real sets: folder name, and the die side in its photos when the boxes do not give it
 # (matteop65-webcam boxes hug the pips, not the die).
@@ -59,19 +58,8 @@ class Photo:
     ignore: np.ndarray  # (m, 4) x0 y0 x1 y1 regions the loss skips
 
 
-def _unclear(root: Path) -> dict[str, list[tuple[float, float, float, float]]]:
-    path = root / "unclear_boxes.csv"
-    regions: dict[str, list[tuple[float, float, float, float]]] = {}
-    if path.is_file():
-        for row in csv.reader(path.open()):
-            if len(row) >= 6 and row[0] == "train":
-                regions.setdefault(Path(row[1]).stem, []).append(tuple(float(v) for v in row[2:6]))  # type: ignore[arg-type]
-    return regions
-
-
 def load_domain(data: Path, name: str) -> list[Photo]:
     root = data / DOMAINS[name]
-    unclear = _unclear(root)
     photos = []
     for item in load_labelled_set(root, "train"):
         image = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
@@ -88,14 +76,7 @@ def load_domain(data: Path, name: str) -> list[Photo]:
             side = KNOWN_DIE_SIDE[name] * factor
         else:
             side = float(np.median(np.sqrt(sizes[:, 0] * sizes[:, 1]))) if len(sizes) else 40.0
-        h, w = image.shape[:2]
-        ignore = np.array(
-            [
-                [(x - bw / 2) * w, (y - bh / 2) * h, (x + bw / 2) * w, (y + bh / 2) * h]
-                for x, y, bw, bh in unclear.get(item.path.stem, [])
-            ],
-            np.float32,
-        ).reshape(-1, 4)
+        ignore = np.array([scaled_box(box, factor) for box in item.unlabelled], np.float32).reshape(-1, 4)
         photos.append(Photo(image, centres, sizes, side, ignore))
     return photos
 

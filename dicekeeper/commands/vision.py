@@ -129,6 +129,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return 0
     print(f"{args.dataset} [{args.split or 'all'}] at --max-side {args.max_side}, mode {args.mode}")
     print(f"images {summary['images']}, labelled dice {summary['labelled_dice']}, reported {summary['reported_dice']}")
+    if summary["unlabelled_dice_read"]:
+        print(f"also read {summary['unlabelled_dice_read']} dice the labels leave out (cut or blurred), not scored")
     for key in ("accuracy", "precision", "recall", "exact_throws"):
         print(f"{key:<13} {summary[key] * 100:6.2f} %")
     print(f"{'ms/image':<13} {summary['ms_per_image']:6.1f}")

@@ -41,3 +41,6 @@ def test_a_reading_on_no_labelled_die_is_told_apart_from_one_off_its_label() -> 
     assert not on_no_die(rest, at(120, 120))  # on the die
     assert not on_no_die(rest, at(145, 120, side=60))  # off its label's box, the label's centre in its own
     assert on_no_die(rest, at(300, 120))  # a spot elsewhere on the table
+    cut = Rest(0, 10, (3,), "photo", ((100.0, 100.0, 140.0, 140.0),), (3,), ((280.0, 100.0, 320.0, 140.0),))
+    assert not on_no_die(cut, at(300, 120))  # a die the labels leave out
+    assert on_no_die(cut, at(400, 120))

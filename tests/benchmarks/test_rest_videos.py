@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -85,6 +86,28 @@ def test_the_benchmark_scores_once_extra_missed_and_latency(video: tuple[Path, V
     made = score(truth, made_up)
     assert (made.reported_once, made.extra, made.missed, made.exact) == (2, 2, 1, 1)
     assert made.latencies == pytest.approx([9 / truth.fps, 15 / truth.fps])
+
+
+def test_a_die_the_photos_labels_leave_out_counts_neither_way(video: tuple[Path, VideoTruth]) -> None:
+    _, truth = video
+    rest = truth.rests[0]
+    x0, y0, x1, y1 = rest.boxes[0]
+    side = x1 - x0
+    beside = (x0 - 3 * side, y0, x1 - 3 * side, y1)  # where no labelled die lies
+    cut = replace(rest, unlabelled=(beside,))
+    truth = replace(truth, rests=(cut,) + truth.rests[1:])
+    dice = tuple(
+        DieReading(v, DieBox((a + c) / 2, (b + d) / 2, side, side), 0.9, "pips")
+        for (a, b, c, d), v in zip(rest.boxes, rest.values)
+    )
+    extra = DieReading(6, DieBox((beside[0] + beside[2]) / 2, (beside[1] + beside[3]) / 2, side, side), 0.9, "pips")
+    throw = SettledThrow(
+        dice + (extra,), (), rest.start / truth.fps, rest.start, rest.start / truth.fps, rest.start + 5
+    )
+    assert score(truth, [throw]).exact == 1
+    uncut = replace(truth, rests=(rest,) + truth.rests[1:])
+    assert score(uncut, [throw]).exact == 0
+    assert VideoTruth.from_json(truth.to_json()) == truth
 
 
 def test_a_hand_holding_still_before_each_rest_is_waited_out(tmp_path: Path) -> None:

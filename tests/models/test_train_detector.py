@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -13,7 +14,7 @@ pytest.importorskip("onnx")
 
 import torch  # noqa: E402
 
-from models.train_detector import distillation_loss, main, progress_of  # noqa: E402
+from models.train_detector import distillation_loss, load_domain, main, progress_of  # noqa: E402
 from vision.read.detect import DiceDetector  # noqa: E402
 from vision.read.models import default_model_path  # noqa: E402
 from vision.training.detector_frames import build  # noqa: E402
@@ -90,3 +91,17 @@ def test_a_wide_run_exports_a_detector_of_the_wider_widths(tmp_path: Path, tiny_
     weights = {item.name: item for item in graph.initializer}
     assert list(weights[stem.input[1]].dims)[:2] == [32, 3]
     assert isinstance(DiceDetector(out).detect(np.zeros((240, 320, 3), np.uint8)), list)
+
+
+def test_the_dice_a_set_leaves_unlabelled_are_left_out_of_the_loss(tmp_path: Path) -> None:
+    root = tmp_path / "nellbyler-d6"
+    (root / "train" / "images").mkdir(parents=True)
+    (root / "train" / "labels").mkdir(parents=True)
+    cv2.imwrite(str(root / "train" / "images" / "a.jpg"), np.zeros((1000, 2000, 3), np.uint8))
+    (root / "train" / "labels" / "a.txt").write_text("0 0.5 0.5 0.05 0.1\n")
+    (root / "unclear_boxes.csv").write_text("split,image,xc,yc,w,h\ntrain,a.jpg,0.9,0.5,0.1,0.2\n")
+    (photo,) = load_domain(tmp_path, "nellbyler")
+    # The photo is kept at 1024 px on its long side, the box with it.
+    assert photo.image.shape[:2] == (512, 1024)
+    assert photo.ignore.shape == (1, 4)
+    assert photo.ignore[0].tolist() == pytest.approx([870.4, 204.8, 972.8, 307.2], abs=0.01)

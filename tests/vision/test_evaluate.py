@@ -43,3 +43,25 @@ def test_figures_and_confusion() -> None:
     assert evaluation.confusion[3][2] == 1  # a 4 read as 2
     assert evaluation.confusion[0][0] == 1  # a 1 not found
     assert evaluation.false_values == [0, 0, 0, 0, 0, 1]
+
+
+def test_a_die_the_labels_leave_out_counts_neither_way() -> None:
+    evaluation = Evaluation()
+    cut_die = (380.0, 380.0, 420.0, 420.0)
+    labels = [label(3, 50, 50)]
+    score = evaluation.add([reading(3, 50, 50), reading(6, 400, 400)], labels, 0.0, [cut_die])
+    assert (score.reported, score.found, score.unlabelled) == (1, 1, 1)
+    assert score.exact
+    # Elsewhere, a reading on no label is still a false die.
+    evaluation.add([reading(3, 50, 50), reading(6, 200, 200)], labels, 0.0, [cut_die])
+    summary = evaluation.summary()
+    assert summary["precision"] == pytest.approx(2 / 3)
+    assert summary["exact_throws"] == pytest.approx(1 / 2)
+    assert summary["unlabelled_dice_read"] == 1
+    assert evaluation.false_values == [0, 0, 0, 0, 0, 1]
+
+
+def test_a_labelled_die_inside_a_left_out_one_still_counts() -> None:
+    evaluation = Evaluation()
+    score = evaluation.add([reading(2, 50, 50)], [label(4, 50, 50)], 0.0, [(0.0, 0.0, 100.0, 100.0)])
+    assert (score.reported, score.found, score.right, score.unlabelled) == (1, 1, 0, 0)

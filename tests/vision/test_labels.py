@@ -67,3 +67,23 @@ def test_pascal_voc(tmp_path: Path) -> None:
     (image,) = load_labelled_set(tmp_path)
     assert image.path.name == "roll.jpg"
     assert [(d.value, d.box) for d in image.dice] == [(3, (10.0, 12.0, 30.0, 32.0))]
+
+
+def test_dice_the_labels_leave_out_are_read_from_the_sets_list(tmp_path: Path) -> None:
+    make_yolo(tmp_path, "val", ["1 0.5 0.5 0.1 0.2"])
+    make_yolo(tmp_path, "train", ["1 0.5 0.5 0.1 0.2"])
+    (tmp_path / "unclear_boxes.csv").write_text(
+        "split,image,xc,yc,w,h\nval,a.jpg,0.9,0.5,0.1,0.2\nval,other.jpg,0.1,0.1,0.1,0.1\nval,a.jpg,bad,0,0,0\n"
+    )
+    (image,) = load_labelled_set(tmp_path, "val")
+    assert [d.value for d in image.dice] == [2]
+    (box,) = image.unlabelled
+    assert box == pytest.approx((170.0, 40.0, 190.0, 60.0))
+    (other_split,) = load_labelled_set(tmp_path, "train")
+    assert other_split.unlabelled == ()
+
+
+def test_a_set_without_the_list_leaves_no_die_out(tmp_path: Path) -> None:
+    make_yolo(tmp_path, "val", ["1 0.5 0.5 0.1 0.2"])
+    (image,) = load_labelled_set(tmp_path, "val")
+    assert image.unlabelled == ()

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from vision.eval.labels import LabelledDie, load_labelled_set
+from vision.eval.labels import Box, LabelledDie, inside_any, load_labelled_set, scaled_box
 from vision.images import ImageError, downscale, load_image
 from vision.read.reader import DiceReader
 from vision.types import DieReading
@@ -46,6 +46,7 @@ class ImageScore:
     found: int  # labelled dice matched by a reading
     right: int  # of those, with the right value
     ms: float
+    unlabelled: int = 0  # readings on dice the labels leave out, in neither `reported` nor `found`
 
     @property
     def exact(self) -> bool:
@@ -60,7 +61,12 @@ class Evaluation:
     confusion: list[list[int]] = field(default_factory=lambda: [[0] * 7 for _ in range(6)])
     false_values: list[int] = field(default_factory=lambda: [0] * 6)  # readings with no die, by value
 
-    def add(self, readings: Sequence[DieReading], labels: Sequence[LabelledDie], ms: float) -> ImageScore:
+    def add(
+        self, readings: Sequence[DieReading], labels: Sequence[LabelledDie], ms: float, unlabelled: Sequence[Box] = ()
+    ) -> ImageScore:
+        """Scores one image's readings. A reading that matches no label but lies on a die the
+        labels leave out (`unlabelled`: cut by the border, too blurred to read) counts neither
+        way: it is not reported, and not false."""
         pairs = match(readings, labels)
         right = 0
         for i, j in pairs:
@@ -72,10 +78,15 @@ class Evaluation:
             if j not in matched_labels:
                 self.confusion[label.value - 1][0] += 1
         matched_readings = {i for i, _ in pairs}
+        aside = 0
         for i, reading in enumerate(readings):
-            if i not in matched_readings:
+            if i in matched_readings:
+                continue
+            if inside_any(reading.box.center, unlabelled):
+                aside += 1
+            else:
                 self.false_values[reading.value - 1] += 1
-        score = ImageScore(len(labels), len(readings), len(pairs), right, ms)
+        score = ImageScore(len(labels), len(readings) - aside, len(pairs), right, ms, aside)
         self.images.append(score)
         return score
 
@@ -96,6 +107,7 @@ class Evaluation:
             "images": count,
             "labelled_dice": labelled,
             "reported_dice": reported,
+            "unlabelled_dice_read": sum(s.unlabelled for s in self.images),
             "accuracy": right / labelled if labelled else 0.0,
             "precision": found / reported if reported else 0.0,
             "recall": found / labelled if labelled else 0.0,
@@ -127,7 +139,8 @@ def evaluate_set(
                 continue
             frame, scale = downscale(image, max_side)
             labels = [d.scaled(scale) for d in item.dice]
+            unlabelled = [scaled_box(box, scale) for box in item.unlabelled]
             start = time.perf_counter()
             readings = reader.read(frame)
-            evaluation.add(readings, labels, (time.perf_counter() - start) * 1000.0)
+            evaluation.add(readings, labels, (time.perf_counter() - start) * 1000.0, unlabelled)
     return evaluation

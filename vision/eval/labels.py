@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import csv
 import os
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from vision.images import QUARTER_TURNS, read_header, read_image_size, turn_box
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
+# A YOLO set's dice that its labels leave out on purpose (cut by the border, too blurred to read),
+# one row each: split, image file name, then centre x, centre y, width, height in 0..1 of the image.
+UNLABELLED_DICE = "unclear_boxes.csv"
+
+Box = tuple[float, float, float, float]  # x0, y0, x1, y1
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 
 
@@ -24,7 +30,7 @@ class LabelledDie:
     """One labelled die: its top face and its axis-aligned box in image pixels."""
 
     value: int
-    box: tuple[float, float, float, float]  # x0, y0, x1, y1
+    box: Box
 
     @property
     def center(self) -> tuple[float, float]:
@@ -32,14 +38,29 @@ class LabelledDie:
 
     def scaled(self, scale: float) -> LabelledDie:
         """The same die in an image resized by `scale`."""
-        x0, y0, x1, y1 = self.box
-        return LabelledDie(self.value, (x0 * scale, y0 * scale, x1 * scale, y1 * scale))
+        return LabelledDie(self.value, scaled_box(self.box, scale))
 
 
 @dataclass(frozen=True)
 class LabelledImage:
+    """A photo's labelled dice, and the boxes of the dice its labels leave out (`unlabelled`:
+    cut by the border or too blurred to read), where a reading counts neither right nor wrong."""
+
     path: Path
     dice: tuple[LabelledDie, ...]
+    unlabelled: tuple[Box, ...] = ()
+
+
+def scaled_box(box: Box, scale: float) -> Box:
+    """The box in an image resized by `scale`."""
+    x0, y0, x1, y1 = box
+    return (x0 * scale, y0 * scale, x1 * scale, y1 * scale)
+
+
+def inside_any(point: tuple[float, float], boxes: Iterable[Box]) -> bool:
+    """Whether the point lies in one of the boxes (edges included)."""
+    x, y = point
+    return any(x0 <= x <= x1 and y0 <= y <= y1 for x0, y0, x1, y1 in boxes)
 
 
 def face_from_name(name: str) -> int | None:
@@ -116,16 +137,39 @@ def _yolo_split_dirs(root: Path, split: str | None) -> list[Path]:
     return found
 
 
+def _unlabelled_dice(root: Path) -> dict[tuple[str, str], list[tuple[float, float, float, float]]]:
+    """(split, image file name) -> the (centre x, centre y, width, height) in 0..1 of each die the
+    labels leave out, from the set's `UNLABELLED_DICE` file (none without it)."""
+    path = root / UNLABELLED_DICE
+    regions: dict[tuple[str, str], list[tuple[float, float, float, float]]] = {}
+    if not path.is_file():
+        return regions
+    with path.open(newline="", encoding="utf-8") as rows:
+        for row in csv.reader(rows):
+            try:
+                x, y, w, h = (float(v) for v in row[2:6])
+            except ValueError:
+                continue  # the header, or a row that is not one
+            if len(row) == 6:
+                regions.setdefault((row[0], row[1]), []).append((x, y, w, h))
+    return regions
+
+
 def _load_yolo(root: Path, split: str | None) -> Iterator[LabelledImage]:
     faces = _class_faces(root)
+    unlabelled = _unlabelled_dice(root)
     for split_dir in _yolo_split_dirs(root, split):
+        split_name = "" if split_dir == root else split_dir.name
         for image_path in sorted((split_dir / "images").iterdir()):
             if image_path.suffix.lower() not in IMAGE_SUFFIXES:
                 continue
             label_path = split_dir / "labels" / (image_path.stem + ".txt")
             dice: list[LabelledDie] = []
-            if label_path.is_file():
+            left_out = unlabelled.get((split_name, image_path.name), [])
+            width = height = 0
+            if label_path.is_file() or left_out:
                 width, height = read_image_size(image_path)
+            if label_path.is_file():
                 for line in label_path.read_text(encoding="utf-8").splitlines():
                     parts = line.split()
                     if len(parts) < 5:
@@ -136,7 +180,11 @@ def _load_yolo(root: Path, split: str | None) -> Iterator[LabelledImage]:
                     x, y, w, h = (float(v) for v in parts[1:5])
                     box = ((x - w / 2) * width, (y - h / 2) * height, (x + w / 2) * width, (y + h / 2) * height)
                     dice.append(LabelledDie(face, box))
-            yield LabelledImage(image_path, tuple(dice))
+            boxes = tuple(
+                ((x - w / 2) * width, (y - h / 2) * height, (x + w / 2) * width, (y + h / 2) * height)
+                for x, y, w, h in left_out
+            )
+            yield LabelledImage(image_path, tuple(dice), boxes)
 
 
 def _load_voc(root: Path, split: str | None) -> Iterator[LabelledImage]:

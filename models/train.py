@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import platform
 import sys
 import time
@@ -107,15 +108,35 @@ def subsample_chroma(x: torch.Tensor) -> torch.Tensor:
     return torch.cat([blue, green, red], 1)
 
 
-def augment(x: torch.Tensor, generator: torch.Generator, chroma: float = 0.0, keep_up: bool = False) -> torch.Tensor:
+def squashed(x: torch.Tensor, factors: torch.Tensor) -> torch.Tensor:
+    """The crops squashed in height about their middle by `factors` (one each, up to 1), as a
+    camera tilted towards the picture's up foreshortens a face; their edge rows fill the rest."""
+    n = x.shape[0]
+    theta = torch.zeros(n, 2, 3)
+    theta[:, 0, 0] = 1.0
+    theta[:, 1, 1] = 1.0 / factors
+    grid = F.affine_grid(theta, list(x.shape), align_corners=False)
+    return F.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
+
+
+def augment(
+    x: torch.Tensor, generator: torch.Generator, chroma: float = 0.0, keep_up: bool = False, squash: float = 0.0
+) -> torch.Tensor:
     """Changes that keep the face value: turns, mirror, colours, light, focus; with `chroma`,
     that share of the crops get their colour at half resolution first. With `keep_up`, no
-    quarter turns: a steep die's side faces stay below its top face, where a camera sees them."""
+    quarter turns: a steep die's side faces stay below its top face, where a camera sees them.
+    With `squash`, that share of the crops are foreshortened as by a camera 15 to 50 degrees off
+    vertical (`squashed`)."""
     n = x.shape[0]
     if chroma > 0:
         halved = torch.rand(n, generator=generator) < chroma
         if halved.any():
             x[halved] = subsample_chroma(x[halved]).clamp_(0, 1)
+    if squash > 0:
+        tilted = torch.rand(n, generator=generator) < squash
+        angles = torch.empty(n).uniform_(math.radians(15), math.radians(50), generator=generator)
+        if tilted.any():
+            x[tilted] = squashed(x[tilted], torch.cos(angles[tilted])).clamp_(0, 1)
     k = int(torch.randint(4, (1,), generator=generator))
     if keep_up:
         k = 0  # drawn all the same, so the other changes see the same random numbers
@@ -166,7 +187,7 @@ def train(args: argparse.Namespace) -> nn.Module:
         started = time.time()
         for i in range(0, per_epoch, args.batch):
             idx = order[i : i + args.batch]
-            xb, yb = augment(x[idx].clone(), generator, args.chroma, args.keep_up), y[idx]
+            xb, yb = augment(x[idx].clone(), generator, args.chroma, args.keep_up, args.squash), y[idx]
             logits = net(xb)
             loss = F.cross_entropy(logits, yb, label_smoothing=0.05)
             optimiser.zero_grad()
@@ -342,6 +363,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--chroma", type=float, default=0.0, help="share of crops shown with their colour at half resolution"
     )
+    parser.add_argument("--squash", type=float, default=0.0, help="share of crops foreshortened as by a tilted camera")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--keep-up", action="store_true", help="no quarter turns (for crops cut with --keep-up)")
     parser.add_argument(

@@ -19,6 +19,7 @@ from models.train import (  # noqa: E402
     card_path,
     freeze_batch_norms,
     load_exported_classifier,
+    squashed,
     to_tensor,
 )
 from vision.read.classifier import load_default_classifier  # noqa: E402
@@ -70,6 +71,17 @@ def _turns_seen(keep_up: bool) -> set[str]:
 def test_kept_up_augmentation_never_turns_a_crop() -> None:
     assert _turns_seen(keep_up=True) == {"top"}
     assert len(_turns_seen(keep_up=False)) > 1
+
+
+def test_a_squashed_crop_keeps_its_width_and_middle_and_loses_height() -> None:
+    crops = torch.zeros(2, 3, 32, 32)
+    crops[:, :, 8:24, 8:24] = 1.0  # a 16-pixel square face in the middle
+    out = squashed(crops, torch.tensor([1.0, 0.5]))
+    assert torch.allclose(out[0], crops[0], atol=1e-6)
+    face = out[1, 0] > 0.5
+    rows, columns = face.any(1).nonzero().flatten(), face.any(0).nonzero().flatten()
+    assert (rows.min().item(), rows.max().item()) == (12, 19)  # half as tall, about the middle
+    assert (columns.min().item(), columns.max().item()) == (8, 23)
 
 
 def test_a_model_trained_elsewhere_writes_its_card_beside_it_not_over_the_shipped_one(tmp_path: Path) -> None:

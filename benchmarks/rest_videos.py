@@ -76,11 +76,11 @@ class Rest:
     end: int
     faces: tuple[int, ...]  # sorted
     photo: str
-    boxes: tuple[tuple[float, float, float, float], ...]  # each die's (x0, y0, x1, y1) in the frame, as `values`
+    boxes: tuple[Box, ...]  # each die's (x0, y0, x1, y1) in the frame, as `values`
     values: tuple[int, ...]
     # The dice the photo's labels leave out (cut by its border, too blurred to read), in the frame:
     # a die read there counts neither way.
-    unlabelled: tuple[tuple[float, float, float, float], ...] = ()
+    unlabelled: tuple[Box, ...] = ()
 
     def scored(self, dice: Sequence[DieReading]) -> list[DieReading]:
         """The dice without those read on a die the labels leave out (and on no labelled one)."""

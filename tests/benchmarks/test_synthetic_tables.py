@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from benchmarks.synthetic_tables import labelled_frames, main
+
+MODELS = Path(__file__).resolve().parents[2] / "models"
 
 
 def test_frames_are_labelled_and_reproducible() -> None:
@@ -53,3 +56,30 @@ def test_a_number_of_dice_that_cannot_be_drawn_is_refused(args: list[str], capsy
         main(["--frames", "1", *args])
     assert refused.value.code == 2
     assert "--dice" in capsys.readouterr().err
+
+
+def test_each_pair_reads_the_same_tables_as_a_run_of_its_own(capsys: pytest.CaptureFixture[str]) -> None:
+    shipped = [str(MODELS / "dice_detector.onnx"), str(MODELS / "die_face.onnx")]
+    unseen = [str(MODELS / "lodo" / "without_aws_detector.onnx"), str(MODELS / "lodo" / "without_aws_classifier.onnx")]
+    drawn = ["--frames", "2", "--seed", "7001", "--json"]
+    assert main([*drawn, "--pair", *shipped, "--pair", *unseen]) == 0
+    both = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["detector_model"], r["classifier_model"]) for r in both] == [tuple(shipped), tuple(unseen)]
+    for models, result in zip((shipped, unseen), both):
+        assert main([*drawn, "--detector-model", models[0], "--classifier-model", models[1]]) == 0
+        alone = json.loads(capsys.readouterr().out)
+        assert {key: result[key] for key in alone} == alone
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--pair", "a.onnx", "b.onnx", "--detector-model", "a.onnx"],
+        ["--pair", "missing_detector.onnx", "missing_classifier.onnx"],
+    ],
+)
+def test_pairs_that_cannot_be_read_are_refused(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as refused:
+        main(["--frames", "1", *args])
+    assert refused.value.code == 2
+    assert capsys.readouterr().err.strip()

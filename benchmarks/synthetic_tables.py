@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         nargs=2,
         action="append",
         metavar=("DETECTOR", "CLASSIFIER"),
-        help="read the same tables with these models too (repeatable; instead of the two options above)",
+        help="read the tables with this pair of models; repeated, with each pair (not with the options above)",
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)

@@ -59,11 +59,9 @@ def on_no_die(rest: Rest, die: DieReading) -> bool:
     centre in its box (a die read off its label's centre is still that die). A die the labels
     leave out (`Rest.unlabelled`) is a die."""
     box = die.box
-    if inside_any(box.center, rest.unlabelled):
+    if inside_any(box.center, (*rest.boxes, *rest.unlabelled)):
         return False
     for x0, y0, x1, y1 in rest.boxes:
-        if x0 <= box.cx <= x1 and y0 <= box.cy <= y1:
-            return False
         if abs((x0 + x1) / 2 - box.cx) <= box.w / 2 and abs((y0 + y1) / 2 - box.cy) <= box.h / 2:
             return False
     return True

@@ -18,6 +18,7 @@ IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
 UNLABELLED_DICE = "unclear_boxes.csv"
 
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1
+_Normalised = tuple[float, float, float, float]  # a YOLO region: centre x, centre y, width, height in 0..1
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 
 
@@ -137,11 +138,17 @@ def _yolo_split_dirs(root: Path, split: str | None) -> list[Path]:
     return found
 
 
-def _unlabelled_dice(root: Path) -> dict[tuple[str, str], list[tuple[float, float, float, float]]]:
+def _pixel_box(region: _Normalised, width: int, height: int) -> Box:
+    """A YOLO region (centre x, centre y, width, height in 0..1) as a box in image pixels."""
+    x, y, w, h = region
+    return ((x - w / 2) * width, (y - h / 2) * height, (x + w / 2) * width, (y + h / 2) * height)
+
+
+def _unlabelled_dice(root: Path) -> dict[tuple[str, str], list[_Normalised]]:
     """(split, image file name) -> the (centre x, centre y, width, height) in 0..1 of each die the
     labels leave out, from the set's `UNLABELLED_DICE` file (none without it)."""
     path = root / UNLABELLED_DICE
-    regions: dict[tuple[str, str], list[tuple[float, float, float, float]]] = {}
+    regions: dict[tuple[str, str], list[_Normalised]] = {}
     if not path.is_file():
         return regions
     with path.open(newline="", encoding="utf-8") as rows:
@@ -178,12 +185,8 @@ def _load_yolo(root: Path, split: str | None) -> Iterator[LabelledImage]:
                     if face is None:
                         continue
                     x, y, w, h = (float(v) for v in parts[1:5])
-                    box = ((x - w / 2) * width, (y - h / 2) * height, (x + w / 2) * width, (y + h / 2) * height)
-                    dice.append(LabelledDie(face, box))
-            boxes = tuple(
-                ((x - w / 2) * width, (y - h / 2) * height, (x + w / 2) * width, (y + h / 2) * height)
-                for x, y, w, h in left_out
-            )
+                    dice.append(LabelledDie(face, _pixel_box((x, y, w, h), width, height)))
+            boxes = tuple(_pixel_box(region, width, height) for region in left_out)
             yield LabelledImage(image_path, tuple(dice), boxes)
 
 

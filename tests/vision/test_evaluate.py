@@ -27,6 +27,30 @@ def test_a_die_is_matched_once() -> None:
     assert match([reading(1, 50, 50), reading(1, 51, 50)], [label(1, 50, 50)]) == [(0, 0)]
 
 
+def test_a_whole_die_box_finds_the_top_face_label_it_holds() -> None:
+    # A slanted die boxed whole (60 px) below a label of its top face alone (16 px): the centres
+    # lie 20 px apart, past half the label's side, but the box holds the label's centre.
+    whole_die = DieReading(5, DieBox(100, 120, 60, 60), 0.9, "classifier")
+    top_face = LabelledDie(5, (92, 92, 108, 108))
+    assert match([whole_die], [top_face]) == [(0, 0)]
+    # A box that holds no label's centre finds nothing, however near.
+    assert match([DieReading(5, DieBox(100, 150, 40, 40), 0.9, "pips")], [top_face]) == []
+
+
+def test_a_turned_box_holds_only_what_lies_inside_it() -> None:
+    turned = DieReading(2, DieBox(100, 100, 80, 10, 45.0), 0.9, "pips")
+    along = LabelledDie(2, (120, 120, 126, 126))  # on the box's long diagonal
+    across = LabelledDie(2, (120, 74, 126, 80))  # as far off, across it
+    assert match([turned], [along]) == [(0, 0)]
+    assert match([turned], [across]) == []
+
+
+def test_a_near_reading_takes_its_label_before_a_box_that_holds_it() -> None:
+    big = DieReading(1, DieBox(100, 125, 80, 80), 0.9, "classifier")
+    near = reading(1, 101, 101)
+    assert match([big, near], [label(1, 100, 100)]) == [(1, 0)]
+
+
 def test_figures_and_confusion() -> None:
     evaluation = Evaluation()
     # Image 1: both right, nothing else: an exact throw.

@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+import cv2
 import numpy as np
 
 from vision.eval.labels import Box, LabelledDie, inside_any, load_labelled_set, scaled_box
@@ -16,15 +17,19 @@ from vision.types import DieReading
 
 
 def match(readings: Sequence[DieReading], labels: Sequence[LabelledDie]) -> list[tuple[int, int]]:
-    """Pairs (reading index, label index), nearest first, where the reading's centre lies
-    within half a die of the label's centre (the die is the label box's shorter side)."""
+    """Pairs (reading index, label index), nearest first. A reading finds a label when its
+    centre lies within half a die of the label's centre (the die is the label box's shorter
+    side), or when its box holds the label's centre: a set that labels only a die's top face
+    (matteop65-webcam) puts that centre well inside a slanted die's whole box, which a reader
+    need not centre on the top face."""
     pairs = []
     for i, reading in enumerate(readings):
+        corners = reading.box.corners()
         for j, label in enumerate(labels):
             x0, y0, x1, y1 = label.box
             reach = 0.5 * min(x1 - x0, y1 - y0)
             gap = float(np.hypot(reading.box.cx - label.center[0], reading.box.cy - label.center[1]))
-            if gap <= reach:
+            if gap <= reach or cv2.pointPolygonTest(corners, label.center, False) >= 0:
                 pairs.append((gap, i, j))
     pairs.sort()
     used_readings: set[int] = set()

@@ -34,7 +34,8 @@ from benchmarks.rest_videos import Rest, VideoStyle, VideoTruth, labelled_photos
 from vision.adapt.learner import TableLearner
 from vision.adapt.memory import NOT_A_DIE, crops_of
 from vision.adapt.neighbours import FaceNeighbours
-from vision.eval.labels import inside_any
+from vision.eval.evaluate import match
+from vision.eval.labels import LabelledDie, inside_any
 from vision.live.settle import DiceReaderLike, SettledThrow
 from vision.types import DieReading
 
@@ -42,15 +43,12 @@ UNSEEN_LIGHT = lit_by(VideoStyle(), "warm")
 
 
 def true_faces(rest: Rest, dice: Sequence[DieReading]) -> list[int | None]:
-    """For each read die, the face of the labelled die its centre lies in (None: no labelled die)."""
-    result: list[int | None] = []
-    for die in dice:
-        inside = [
-            v
-            for (x0, y0, x1, y1), v in zip(rest.boxes, rest.values)
-            if x0 <= die.box.cx <= x1 and y0 <= die.box.cy <= y1
-        ]
-        result.append(inside[0] if len(inside) == 1 else None)
+    """For each read die, the face of the labelled die it finds as `dicekeeper eval` pairs them
+    (`vision.eval.evaluate.match`; None: it finds none). Each labelled die is found once."""
+    labels = [LabelledDie(value, box) for box, value in zip(rest.boxes, rest.values)]
+    result: list[int | None] = [None] * len(dice)
+    for i, j in match(dice, labels):
+        result[i] = rest.values[j]
     return result
 
 

@@ -4,7 +4,8 @@
 
 A photo set is read with the detector and classifier trained without it
 (`models/lodo/without_<set>_{detector,classifier}.onnx`), so every figure is on a table the
-models never saw. Prints a Markdown table: per-die accuracy, precision and exact throws.
+models never saw. Prints a Markdown table: per-die accuracy, precision, exact throws and
+placement (how far a found die's reading lies from its label's centre, in dice).
 
 `--train` reads the sets' `train` splits instead (the left-out set's `train` split is just as
 unseen by its models): that is where the reader's constants are chosen, so that `val` and
@@ -39,7 +40,7 @@ SETS = {
 FULL = ReaderSettings()
 WITHOUT_NEAR_MISSES = replace(FULL, near_misses=None)
 UNCHECKED = replace(WITHOUT_NEAR_MISSES, speck_size=None)
-BARE = replace(UNCHECKED, voting_looks=(), second_looks=(), centre_on_pips=False, face_mask=False)
+BARE = replace(UNCHECKED, voting_looks=(), second_looks=(), face_mask=False)
 
 
 def _without_colour_check(settings: ReaderSettings) -> ReaderSettings:
@@ -66,14 +67,12 @@ SHIPPED = ("+ near misses like the dice beside them (combined, the default)", "c
 VARIANTS: list[tuple[str, str, ReaderSettings, DetectorSettings]] = [
     ("detector + pips in the whole box, one look", "pips", BARE, ONE_LOOK),
     ("+ pips on the die's own region", "pips", replace(BARE, face_mask=True), ONE_LOOK),
-    ("+ the vote of five looks", "pips", replace(UNCHECKED, centre_on_pips=False), ONE_LOOK),
-    ("+ centred on the pips", "pips", UNCHECKED, ONE_LOOK),
+    ("+ the vote of five looks", "pips", UNCHECKED, ONE_LOOK),
     ("+ small ones dropped as specks (pips reader)", "pips", WITHOUT_NEAR_MISSES, ONE_LOOK),
     ("detector + classifier alone", "classifier", WITHOUT_NEAR_MISSES, ONE_LOOK),
     ("detector + pips + classifier, whole box, one look", "combined", BARE, ONE_LOOK),
     ("+ pips on the die's own region", "combined", replace(BARE, face_mask=True), ONE_LOOK),
-    ("+ second looks at doubtful faces", "combined", replace(UNCHECKED, centre_on_pips=False), ONE_LOOK),
-    ("+ centred on the pips", "combined", UNCHECKED, ONE_LOOK),
+    ("+ second looks at doubtful faces", "combined", UNCHECKED, ONE_LOOK),
     ("+ small ones dropped as specks", "combined", WITHOUT_NEAR_MISSES, ONE_LOOK),
     ("+ the coarse look for big dice", "combined", WITHOUT_NEAR_MISSES, DetectorSettings()),
     SHIPPED,
@@ -115,8 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(rows))
         return 0
-    print("| variant | " + " | ".join(f"{n} per-die | {n} precision | {n} exact" for n in sets) + " |")
-    print("|---|" + "---|---|---|" * len(sets))
+    print("| variant | " + " | ".join(f"{n} per-die | {n} precision | {n} exact | {n} placement" for n in sets) + " |")
+    print("|---|" + "---|---|---|---|" * len(sets))
     for index, (label, _mode, _, _detector_settings) in enumerate(variants):
         cells = []
         for name in sets:
@@ -125,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{100 * row['accuracy']:.1f}",
                 f"{100 * row['precision']:.1f}",
                 f"{100 * row['exact_throws']:.1f}",
+                f"{row['placement']:.3f}",
             ]
         print(f"| {label} | " + " | ".join(cells) + " |")
     return 0

@@ -133,6 +133,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(f"also read {summary['unlabelled_dice_read']} dice the labels leave out (cut or blurred), not scored")
     for key in ("accuracy", "precision", "recall", "exact_throws"):
         print(f"{key:<13} {summary[key] * 100:6.2f} %")
+    print(f"{'placement':<13} {summary['placement']:6.3f} dice from the label's centre (mean over found dice)")
     print(f"{'ms/image':<13} {summary['ms_per_image']:6.1f}")
     print("confusion (rows: labelled value; columns: read value, - = not found)")
     print("      -    1    2    3    4    5    6")

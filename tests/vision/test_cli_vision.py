@@ -116,6 +116,7 @@ def test_eval_reports_figures(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert figures["recall"] == pytest.approx(4 / 5)
     assert figures["exact_throws"] == pytest.approx(1 / 2)
     assert figures["confusion"][3][0] == 1
+    assert 0.0 <= figures["placement"] < 0.25  # the drawn dice are found where they were drawn
 
 
 def test_eval_text_and_bad_dataset(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -123,6 +124,7 @@ def test_eval_text_and_bad_dataset(tmp_path: Path, capsys: pytest.CaptureFixture
     assert main(["eval", str(tmp_path), "--split", "val", "--mode", "pips"]) == 0
     out = capsys.readouterr().out
     assert "accuracy" in out and "100.00 %" in out
+    assert "placement" in out
     assert main(["eval", str(tmp_path / "nothing")]) == 2
     assert "not a folder" in capsys.readouterr().err
 

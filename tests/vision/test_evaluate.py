@@ -89,3 +89,15 @@ def test_a_labelled_die_inside_a_left_out_one_still_counts() -> None:
     evaluation = Evaluation()
     score = evaluation.add([reading(2, 50, 50)], [label(4, 50, 50)], 0.0, [(0.0, 0.0, 100.0, 100.0)])
     assert (score.reported, score.found, score.right, score.unlabelled) == (1, 1, 0, 0)
+
+
+def test_placement_is_the_mean_distance_of_found_dice_from_their_labels_in_dice() -> None:
+    evaluation = Evaluation()
+    # 20-pixel dice: one read on its centre, one 4 px off, one 10 px off; a reading on no die
+    # and a missed die do not count.
+    evaluation.add(
+        [reading(3, 50, 50), reading(5, 104, 50), reading(2, 300, 300)], [label(3, 50, 50), label(5, 100, 50)], 1.0
+    )
+    evaluation.add([reading(1, 50, 60)], [label(1, 50, 50), label(6, 200, 200)], 1.0)
+    assert evaluation.summary()["placement"] == pytest.approx((0.0 + 0.2 + 0.5) / 3)
+    assert Evaluation().summary()["placement"] == 0.0

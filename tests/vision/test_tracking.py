@@ -48,7 +48,7 @@ def test_the_vote_weighs_confidence_and_a_split_vote_is_doubtful() -> None:
 
 def test_a_box_that_flickers_between_two_places_does_not_hold_the_rest_back() -> None:
     tracker = DieTracker(TrackConfig(still_tolerance=0.25, recent=3))
-    for k in range(12):  # centred on its pips in one read, on its box in the next: 0.36 die apart
+    for k in range(12):  # a box that jumps 0.36 die from one read to the next and back
         tracker.update([die(2, 100 + 18 * (k % 2))], t=0.1 * k)
     assert tracker.still_since() == 0.0
     assert len(tracker.tracks) == 1

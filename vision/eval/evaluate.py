@@ -52,6 +52,9 @@ class ImageScore:
     right: int  # of those, with the right value
     ms: float
     unlabelled: int = 0  # readings on dice the labels leave out, in neither `reported` nor `found`
+    # For each found die, how far the reading's centre lies from its label's, in dice (the
+    # label box's shorter side): where `read --annotate` draws it against where the die is.
+    offsets: tuple[float, ...] = ()
 
     @property
     def exact(self) -> bool:
@@ -91,7 +94,8 @@ class Evaluation:
                 aside += 1
             else:
                 self.false_values[reading.value - 1] += 1
-        score = ImageScore(len(labels), len(readings) - aside, len(pairs), right, ms, aside)
+        offsets = tuple(_offset(readings[i], labels[j]) for i, j in pairs)
+        score = ImageScore(len(labels), len(readings) - aside, len(pairs), right, ms, aside, offsets)
         self.images.append(score)
         return score
 
@@ -108,6 +112,7 @@ class Evaluation:
         found = sum(s.found for s in self.images)
         right = sum(s.right for s in self.images)
         count = len(self.images)
+        offsets = [o for score in self.images for o in score.offsets]
         return {
             "images": count,
             "labelled_dice": labelled,
@@ -118,7 +123,16 @@ class Evaluation:
             "recall": found / labelled if labelled else 0.0,
             "exact_throws": sum(s.exact for s in self.images) / count if count else 0.0,
             "ms_per_image": sum(s.ms for s in self.images) / count if count else 0.0,
+            "placement": sum(offsets) / len(offsets) if offsets else 0.0,
         }
+
+
+def _offset(reading: DieReading, label: LabelledDie) -> float:
+    """How far `reading` lies from the centre of the die `label` marks, in that die's sides."""
+    x0, y0, x1, y1 = label.box
+    side = min(x1 - x0, y1 - y0)
+    gap = float(np.hypot(reading.box.cx - label.center[0], reading.box.cy - label.center[1]))
+    return gap / side if side > 0 else 0.0
 
 
 def evaluate_set(

@@ -59,9 +59,8 @@ class Track:
         limit = config.still_tolerance * max(1.0, reading.box.size)
         if all(math.hypot(x - self.anchor[0], y - self.anchor[1]) > limit for x, y, _ in self.centres):
             # Moved: each of its last reads lies away from where it lay. A box that flickers
-            # between two places (the reader centring it on its pips in one frame and not in the
-            # next, or a detection that takes in a neighbour now and then) keeps some reads at
-            # the anchor, so it never holds the throw back.
+            # between two places (a detection that takes in a neighbour now and then) keeps
+            # some reads at the anchor, so it never holds the throw back.
             self.anchor = (
                 statistics.median(c[0] for c in self.centres),
                 statistics.median(c[1] for c in self.centres),

@@ -139,13 +139,10 @@ class ReaderSettings:
     decide_pipless_probability: float = 0.9
     # ... and overrules a pip count it disagrees with when at least this sure.
     overrule_probability: float = 0.7
-    # A die whose face the pips show whole is placed at their middle.
-    centre_on_pips: bool = True
     # In "combined" mode, a die whose face the classifier is so sure of that no pip count could
     # change its value (`sure_probability`, the surest of the three above) is read as it says,
     # and its pips are not looked for: they cost most of a die's time. Ones excepted, for the
-    # speck check below. Its box is then the detector's, not centred on its pips, which is all a
-    # live camera needs (see `LIVE`). A die the classifier is sure enough of to overrule its pips
+    # speck check below. A die the classifier is sure enough of to overrule its pips
     # has them looked for once: if any are found, its face is neither read nor looked at again
     # (see `DiceReader._value_is_settled`).
     pips_only_in_doubt: bool = False
@@ -192,7 +189,7 @@ class ReaderSettings:
 # The reader under a live camera, where a die's value and a steady box are all the game needs:
 # the faces the classifier is sure of skip the pips, and every box is the detector's, so that a
 # die's box does not jump as its face goes in and out of doubt from frame to frame.
-LIVE = ReaderSettings(pips_only_in_doubt=True, centre_on_pips=False, coarse_only_in_doubt=True)
+LIVE = ReaderSettings(pips_only_in_doubt=True, coarse_only_in_doubt=True)
 
 
 def _classified(classifier: FaceClassifier, frame_bgr: np.ndarray, boxes: list[DieBox]) -> np.ndarray:
@@ -214,23 +211,6 @@ def _pips_confidence(face: FaceRead, contrast: float) -> float:
     layout = 1.0 if face.count == 1 else max(0.0, 1.0 - face.layout_error / 0.5)
     clarity = min(1.0, contrast / 80.0)
     return round(0.5 + 0.5 * layout * clarity if not face.doubtful else 0.5 * layout * clarity, 3)
-
-
-def _centred_on_pips(reading: DieReading, pips: PipFinding, face: FaceRead) -> DieReading:
-    """The reading moved to the middle of its face's pips, when they are all there: the pips
-    of every face lie symmetric about its centre, which a detector's box only approaches (on
-    an oblique view its box takes in the die's sides too).
-
-    The pips are all there when the face read from them has the reading's value, or when the
-    classifier decided a value and exactly that many pips were found."""
-    if face.value == reading.value and len(face.used) == reading.value:
-        chosen = [pips.pips[i] for i in face.used]
-    elif len(pips.pips) == reading.value:
-        chosen = list(pips.pips)
-    else:
-        return reading
-    cx, cy = np.mean([(pip.x, pip.y) for pip in chosen], axis=0)
-    return replace(reading, box=replace(reading.box, cx=float(cx), cy=float(cy)))
 
 
 _UNREAD = FaceRead(None, 0, float("inf"), ("not read",))
@@ -467,10 +447,7 @@ class DiceReader:
             reading = DieReading(settled + 1, candidate.box, round(float(p[settled]), 3), "classifier")
             return Inspection(candidate, first, _pips_unread(first), reading)
         pips, face = self._look_at(frame_bgr, candidate, first)
-        decided = self._decide(candidate, pips, face, p)
-        if decided is not None and settings.centre_on_pips:
-            decided = _centred_on_pips(decided, pips, face)
-        return Inspection(candidate, pips, face, decided)
+        return Inspection(candidate, pips, face, self._decide(candidate, pips, face, p))
 
     def _value_is_settled(self, p: np.ndarray) -> bool:
         """Whether the classifier's `p`, short of the veto, leaves a die's pips only one

@@ -18,7 +18,7 @@ import argparse
 import json
 import statistics
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -28,6 +28,8 @@ from benchmarks.lodo import LEFT_OUT, lodo_reader
 from benchmarks.rest_videos import LIGHTS, VideoStyle, VideoTruth, labelled_photos, lit_by, make_video
 from vision.live.settle import DiceReaderLike, SettleConfig, SettledThrow, ThrowWatcher
 from vision.live.sources import VideoFileSource
+
+SPLITS = ("train", "val", "test")
 
 
 @dataclass
@@ -40,11 +42,23 @@ class RestScore:
     latencies: list[float] = field(default_factory=list)
     dice: int = 0
     dice_right: int = 0
+    # Each rest's photo and whether it was read exactly (a missed rest was not).
+    photos_exact: list[tuple[str, bool]] = field(default_factory=list)
 
     def add(self, other: RestScore) -> None:
         for name in ("rests", "reported_once", "missed", "extra", "exact", "dice", "dice_right"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.latencies += other.latencies
+        self.photos_exact += other.photos_exact
+
+    def exact_by_set(self, set_of: Mapping[str, str]) -> dict[str, dict[str, int]]:
+        """Rests and rests read exactly for each photo set, `set_of` naming each photo's set."""
+        counts: dict[str, dict[str, int]] = {}
+        for photo, exact in self.photos_exact:
+            row = counts.setdefault(set_of.get(photo, "?"), {"rests": 0, "read_exactly": 0})
+            row["rests"] += 1
+            row["read_exactly"] += exact
+        return dict(sorted(counts.items()))
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -86,12 +100,14 @@ def score(truth: VideoTruth, throws: Sequence[SettledThrow]) -> RestScore:
         result.dice += len(rest.faces)
         if not reports:
             result.missed += 1
+            result.photos_exact.append((rest.photo, False))
             continue
         result.reported_once += 1
         result.extra += len(reports) - 1
         first = reports[0]
         seen = sorted(d.value for d in rest.scored(first.dice + first.set_aside))
         result.exact += tuple(seen) == rest.faces
+        result.photos_exact.append((rest.photo, tuple(seen) == rest.faces))
         result.dice_right += _faces_right(seen, rest.faces)
         result.latencies.append((first.index - rest.start) / truth.fps)
     return result
@@ -161,8 +177,20 @@ def main(argv: list[str] | None = None) -> int:
             result = score(truth, throws)
             print(json.dumps({"video": video.name, **result.to_dict()}), flush=True)
             total.add(result)
-    print(json.dumps({"video": "all", **total.to_dict()}))
+    print(json.dumps({"video": "all", **total.to_dict(), "by_set": total.exact_by_set(set_of_photos(args.folders))}))
     return 0
+
+
+def set_of_photos(folders: Sequence[str]) -> dict[str, str]:
+    """Each photo's file name and the set it comes from: the dataset's folder name for a split
+    folder (`.../aws-vegas/val`), the folder's own name otherwise."""
+    names = {}
+    for folder in folders:
+        path = Path(folder).resolve()
+        name = path.parent.name if path.name in SPLITS else path.name
+        for photo in labelled_photos([folder]):
+            names[photo.path.name] = name
+    return names
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from rendered_photo_set import write_photo_set
 
-from benchmarks.rest_bench import score, watch_video
+from benchmarks.rest_bench import score, set_of_photos, watch_video
 from benchmarks.rest_videos import HEIGHT, WIDTH, VideoStyle, VideoTruth, labelled_photos, make_video
 from dicekeeper.cli import main
 from vision.live.settle import SettleConfig, SettledThrow
@@ -125,3 +125,16 @@ def test_a_hand_holding_still_before_each_rest_is_waited_out(tmp_path: Path) -> 
     # Without the check, the dice are reported while the hand holds still: before their rest.
     blind = watch_video(path, DiceReader(mode="pips"), SettleConfig(hand_wait=None))
     assert score(truth, blind).to_dict()["extra"] >= 1
+
+
+def test_rests_read_exactly_are_counted_by_photo_set(video: tuple[Path, VideoTruth]) -> None:
+    path, truth = video
+    set_of = set_of_photos([str(path.parent / "set" / "val")])
+    assert {rest.photo for rest in truth.rests} <= set(set_of) and set(set_of.values()) == {"set"}
+    first = truth.rests[0]
+    dice = tuple(DieReading(v, DieBox(10.0 * i, 0.0, 5.0, 5.0), 0.9, "pips") for i, v in enumerate(first.faces))
+    made = score(
+        truth, [SettledThrow(dice, (), first.start / truth.fps, first.start, first.start / truth.fps, first.start + 9)]
+    )
+    assert made.exact_by_set(set_of) == {"set": {"rests": len(truth.rests), "read_exactly": 1}}
+    assert made.exact_by_set({}) == {"?": {"rests": len(truth.rests), "read_exactly": 1}}

@@ -186,9 +186,8 @@ class ReaderSettings:
         return max(self.decide_probability, self.decide_pipless_probability, self.overrule_probability)
 
 
-# The reader under a live camera, where a die's value and a steady box are all the game needs:
-# the faces the classifier is sure of skip the pips, and every box is the detector's, so that a
-# die's box does not jump as its face goes in and out of doubt from frame to frame.
+# The reader under a live camera, where each frame's time counts: the faces the classifier is
+# sure of skip the pips, and the detector's coarse look is taken only when the first leaves a doubt.
 LIVE = ReaderSettings(pips_only_in_doubt=True, coarse_only_in_doubt=True)
 
 

@@ -26,10 +26,8 @@ def match(readings: Sequence[DieReading], labels: Sequence[LabelledDie]) -> list
     for i, reading in enumerate(readings):
         corners = reading.box.corners()
         for j, label in enumerate(labels):
-            x0, y0, x1, y1 = label.box
-            reach = 0.5 * min(x1 - x0, y1 - y0)
-            gap = float(np.hypot(reading.box.cx - label.center[0], reading.box.cy - label.center[1]))
-            if gap <= reach or cv2.pointPolygonTest(corners, label.center, False) >= 0:
+            gap, side = _gap(reading, label)
+            if gap <= 0.5 * side or cv2.pointPolygonTest(corners, label.center, False) >= 0:
                 pairs.append((gap, i, j))
     pairs.sort()
     used_readings: set[int] = set()
@@ -127,11 +125,17 @@ class Evaluation:
         }
 
 
+def _gap(reading: DieReading, label: LabelledDie) -> tuple[float, float]:
+    """How far `reading` lies from the centre of the die `label` marks, and that die's side
+    (the label box's shorter side), in pixels."""
+    x0, y0, x1, y1 = label.box
+    gap = float(np.hypot(reading.box.cx - label.center[0], reading.box.cy - label.center[1]))
+    return gap, min(x1 - x0, y1 - y0)
+
+
 def _offset(reading: DieReading, label: LabelledDie) -> float:
     """How far `reading` lies from the centre of the die `label` marks, in that die's sides."""
-    x0, y0, x1, y1 = label.box
-    side = min(x1 - x0, y1 - y0)
-    gap = float(np.hypot(reading.box.cx - label.center[0], reading.box.cy - label.center[1]))
+    gap, side = _gap(reading, label)
     return gap / side if side > 0 else 0.0
 
 

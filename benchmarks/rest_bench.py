@@ -8,8 +8,11 @@ latency from the first still frame of a rest to the frame that reported it, medi
 `--read-share 1` reading is paced as on one core in real time: a read that takes 80 ms of wall time
 blocks reading for the next 80 ms of video. `--light warm` or `cold` films the table under a
 coloured light the camera's white balance did not make up for, and `--still-hands SHARE` puts a
-hand that holds still before that share of the rests. `--without SET` reads with the models trained
-without that photo set (`models/lodo/`), as a table the reader never saw.
+hand that holds still before that share of the rests. `--paced` settles as the server's camera
+loop does (`vision.live.settle.PACED`: a still picture read at most ten times a second, with at most
+half a core for reading); by default every still frame is read, as `dicekeeper watch` does.
+`--without SET` reads with the models trained without that photo set (`models/lodo/`), as a table
+the reader never saw.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import numpy as np
 
 from benchmarks.lodo import LEFT_OUT, lodo_reader
 from benchmarks.rest_videos import LIGHTS, VideoStyle, VideoTruth, labelled_photos, lit_by, make_video
-from vision.live.settle import DiceReaderLike, SettleConfig, SettledThrow, ThrowWatcher
+from vision.live.settle import PACED, DiceReaderLike, SettleConfig, SettledThrow, ThrowWatcher
 from vision.live.sources import VideoFileSource
 
 SPLITS = ("train", "val", "test")
@@ -150,6 +153,11 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="pace reading as on one core in real time (1: reading may use the whole core)",
     )
+    parser.add_argument(
+        "--paced",
+        action="store_true",
+        help="settle as the server's camera loop does: at most ten reads a second, half a core",
+    )
     parser.add_argument("--still-hands", type=float, default=0.0, help="share of rests a still hand comes before")
     parser.add_argument("--light", choices=sorted(LIGHTS), default="plain", help="a light the camera did not balance")
     parser.add_argument("--no-hand-check", action="store_true", help="settle without looking for still hands")
@@ -170,7 +178,9 @@ def main(argv: list[str] | None = None) -> int:
             video = folder / f"rests_{args.seed + n}.avi"
             style = lit_by(VideoStyle(still_hand_share=args.still_hands), args.light)
             truth = make_video(photos, video, args.rests, seed=args.seed + n, style=style)
-            config = SettleConfig(read_share=args.read_share)
+            config = PACED if args.paced else SettleConfig()
+            if args.read_share is not None:
+                config = replace(config, read_share=args.read_share)
             if args.no_hand_check:
                 config = replace(config, hand_wait=None)
             throws = watch_video(video, reader, config)

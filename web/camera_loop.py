@@ -23,7 +23,7 @@ import numpy as np
 from vision.adapt.memory import crops_of
 from vision.live.frames import RateMeter
 from vision.live.framing import framing_advice
-from vision.live.settle import DiceReaderLike, SettleConfig, ThrowWatcher
+from vision.live.settle import PACED, DiceReaderLike, SettleConfig, ThrowWatcher
 from vision.live.sources import BaseSource, SourceError, SourceState, check_turn, open_source, turned
 from web import db as database
 from web.background import BackgroundWorker
@@ -118,7 +118,7 @@ class CameraLoop(BackgroundWorker):
         super().__init__("camera loop", broker)
         self.database_path = database_path
         self.open_source = open_source
-        self.config = config or SettleConfig(read_interval=0.1, read_share=0.5)
+        self.config = config or PACED
         self.watcher = ThrowWatcher(reader, self.config)
         self.retry_after = retry_after
         self.on_stop = on_stop

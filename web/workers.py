@@ -40,7 +40,7 @@ def start_camera(app: Flask) -> CameraLoop | None:
     spec = app.config.get("CAMERA_SOURCE")
     if not spec or app.extensions.get(CAMERA) is not None:
         return app.extensions.get(CAMERA)
-    from vision.live.settle import SettleConfig, default_reader
+    from vision.live.settle import PACED, default_reader
 
     seed = int(app.config.get("CAMERA_SEED") or 1)
     # A bad CAMERA_TURN raises SourceError here, at start, rather than in the camera thread.
@@ -54,7 +54,7 @@ def start_camera(app: Flask) -> CameraLoop | None:
         broker,
         opener,
         learner.reader,
-        app.config.get("CAMERA_SETTLE") or SettleConfig(read_interval=0.1, read_share=0.5),
+        app.config.get("CAMERA_SETTLE") or PACED,
         retry_after=float(app.config.get("CAMERA_RETRY_AFTER") or 2.0),
         recorder=recorder,
     )

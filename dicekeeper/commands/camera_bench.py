@@ -88,14 +88,14 @@ def frame_rate(count: int) -> dict[str, Any]:
 
     from vision.draw.live import draw_live
     from vision.live.demo_table import DemoTable
-    from vision.live.settle import SettleConfig, ThrowWatcher, default_reader
+    from vision.live.settle import PACED, ThrowWatcher, default_reader
     from vision.live.sources import Frame, LatestFrame
 
     table = DemoTable(seed=2)
     frames = [table.step() for _ in range(count)]
     cpu = _pin_one_core()
     reader = default_reader()
-    watcher = ThrowWatcher(reader, SettleConfig(read_interval=0.1, read_share=0.5))
+    watcher = ThrowWatcher(reader, PACED)
     box = LatestFrame()
     stream_every = 30 // 12  # the MJPEG stream sends about 12 frames a second
     capture = watch = annotate = 0.0
@@ -203,7 +203,7 @@ def latency(throws: int) -> dict[str, Any]:
         def log_request(self, *args: object, **kwargs: object) -> None:
             pass
 
-    from vision.live.settle import SettleConfig
+    from vision.live.settle import PACED
     from web import create_app
     from web.workers import start_camera, stop_workers
 
@@ -222,7 +222,7 @@ def latency(throws: int) -> dict[str, Any]:
         threading.Thread(target=server.serve_forever, daemon=True).start()
         port = server.server_port
         try:
-            return _play(port, loop, throws, SettleConfig(read_interval=0.1).settle_time)
+            return _play(port, loop, throws, PACED.settle_time)
         finally:
             app.extensions["dicekeeper.live"].close(wait=1.0)
             stop_workers(app)

@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 from rendered_photo_set import write_photo_set
 
+from benchmarks import rest_bench
 from benchmarks.rest_bench import score, set_of_photos, watch_video
 from benchmarks.rest_videos import HEIGHT, WIDTH, VideoStyle, VideoTruth, labelled_photos, make_video
 from dicekeeper.cli import main
-from vision.live.settle import SettleConfig, SettledThrow
+from vision.live.settle import PACED, SettleConfig, SettledThrow
 from vision.read.reader import DiceReader
 from vision.types import DieBox, DieReading
 
@@ -138,3 +139,22 @@ def test_rests_read_exactly_are_counted_by_photo_set(video: tuple[Path, VideoTru
     )
     assert made.exact_by_set(set_of) == {"set": {"rests": len(truth.rests), "read_exactly": 1}}
     assert made.exact_by_set({}) == {"?": {"rests": len(truth.rests), "read_exactly": 1}}
+
+
+def test_the_paced_watcher_still_catches_each_rest_once_and_soon(video: tuple[Path, VideoTruth]) -> None:
+    path, truth = video
+    result = score(truth, watch_video(path, DiceReader(mode="pips"), PACED)).to_dict()
+    assert result["reported_once"] == 3 and result["extra"] == 0 and result["missed"] == 0
+    assert result["read_exactly"] == 3
+    assert result["latency_worst_s"] is not None and result["latency_worst_s"] <= 0.5
+
+
+@pytest.mark.parametrize(("flags", "expected"), [([], SettleConfig()), (["--paced"], PACED)])
+def test_the_benchmark_settles_as_asked(
+    flags: list[str], expected: SettleConfig, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    used: list[SettleConfig | None] = []
+    monkeypatch.setattr(rest_bench, "watch_video", lambda path, reader, config=None: used.append(config) or [])
+    folder = write_photo_set(tmp_path / "set")
+    assert rest_bench.main([str(folder), "--rests", "1", "--keep", str(tmp_path / "videos"), *flags]) == 0
+    assert used == [expected]

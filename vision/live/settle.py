@@ -64,6 +64,12 @@ class SettleConfig:
     tracking: TrackConfig = field(default_factory=TrackConfig)
 
 
+# How the server's camera loop settles: it reads a still picture at most ten times a second and
+# spends at most half a core on reading, so the camera, the page and the phones keep up.
+# `dicekeeper watch` reads every still frame instead.
+PACED = SettleConfig(read_interval=0.1, read_share=0.5)
+
+
 class MotionMeter:
     """Share of pixels that changed since the previous frame, in 0..1.
 

@@ -60,6 +60,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     watch.add_argument(
         "--fast", action="store_true", help="demo: draw frames as fast as they are read instead of in real time"
     )
+    watch.add_argument(
+        "--paced",
+        action="store_true",
+        help="settle as the server does: read a still picture at most ten times a second, on half a core",
+    )
     watch.add_argument("--seed", type=int, default=1, help="demo: seed of the demo table (default 1)")
     watch.add_argument("--throws", type=positive_int, default=None, help="stop after this many throws")
     watch.add_argument("--seconds", type=_positive_float, default=None, help="stop after this much source time")
@@ -88,7 +93,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
     from vision.draw.live import draw_live
     from vision.live.framing import framing_advice, typical_die_px
-    from vision.live.settle import ThrowWatcher, default_reader
+    from vision.live.settle import PACED, ThrowWatcher, default_reader
     from vision.live.sources import SourceError, demo_table_of, open_source
 
     turn = turn_of(args)
@@ -104,7 +109,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
         raise CliError(f"--mode {args.mode} needs the die-face classifier, which cannot be loaded: {exc}") from None
     if args.annotate:
         os.makedirs(args.annotate, exist_ok=True)
-    watcher = ThrowWatcher(reader)
+    watcher = ThrowWatcher(reader, PACED if args.paced else None)
     demo = demo_table_of(source)
     printed = 0
     advised = False  # the advice on the dice's size in the picture is printed once

@@ -52,11 +52,12 @@ def test_the_video_is_720p_and_its_truth_matches_it(video: tuple[Path, VideoTrut
         assert rest.faces == tuple(sorted(rest.values))
 
 
+@pytest.mark.parametrize("pace", [[], ["--paced"]], ids=["every-frame", "paced"])
 def test_watch_reports_each_rest_of_a_generated_video_once_and_soon(
-    video: tuple[Path, VideoTruth], capsys: pytest.CaptureFixture[str]
+    pace: list[str], video: tuple[Path, VideoTruth], capsys: pytest.CaptureFixture[str]
 ) -> None:
     path, truth = video
-    assert main(["watch", str(path), "--mode", "pips", "--details"]) == 0
+    assert main(["watch", str(path), "--mode", "pips", "--details", *pace]) == 0
     reports = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.strip()]
     assert len(reports) == len(truth.rests)
     for report, rest in zip(reports, truth.rests):

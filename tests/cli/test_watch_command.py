@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -114,3 +115,22 @@ def test_watch_a_camera_on_its_side_with_turn_90(tmp_path: Path, capsys: pytest.
     out = lines(capsys.readouterr().out)
     assert [sorted(r["dice"]) for r in out] == [sorted(t.faces) for t in table.throws]
     assert cv2.imread(str(shots / "throw_0001.jpg")).shape == (360, 640, 3)  # upright again: wider than high
+
+
+@pytest.mark.parametrize(("flags", "paced"), [([], False), (["--paced"], True)])
+def test_watch_settles_as_the_server_does_when_paced(
+    flags: list[str], paced: bool, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import vision.live.settle as settle
+
+    configs: list[object] = []
+    watcher = settle.ThrowWatcher
+
+    def recording(reader: Any, config: Any = None) -> Any:
+        configs.append(config)
+        return watcher(reader, config)
+
+    monkeypatch.setattr(settle, "ThrowWatcher", recording)
+    assert main(["watch", "demo", "--fast", "--throws", "1", "--mode", "pips", *flags]) == 0
+    assert len(lines(capsys.readouterr().out)) == 1
+    assert (configs == [settle.PACED]) if paced else (configs == [None])

@@ -66,7 +66,7 @@ class SettleConfig:
 
 # How the server's camera loop settles: it reads a still picture at most ten times a second and
 # spends at most half a core on reading, so the camera, the page and the phones keep up.
-# `dicekeeper watch` reads every still frame instead.
+# `dicekeeper watch` reads every still frame unless asked to read so (`--paced`).
 PACED = SettleConfig(read_interval=0.1, read_share=0.5)
 
 

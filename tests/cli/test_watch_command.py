@@ -11,6 +11,7 @@ import pytest
 
 from dicekeeper.cli import main
 from vision.live.demo_table import DemoTable
+from vision.live.settle import PACED, SettleConfig
 
 
 def lines(text: str) -> list[dict]:
@@ -117,20 +118,20 @@ def test_watch_a_camera_on_its_side_with_turn_90(tmp_path: Path, capsys: pytest.
     assert cv2.imread(str(shots / "throw_0001.jpg")).shape == (360, 640, 3)  # upright again: wider than high
 
 
-@pytest.mark.parametrize(("flags", "paced"), [([], False), (["--paced"], True)])
+@pytest.mark.parametrize(("flags", "expected"), [([], None), (["--paced"], PACED)])
 def test_watch_settles_as_the_server_does_when_paced(
-    flags: list[str], paced: bool, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    flags: list[str], expected: SettleConfig | None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import vision.live.settle as settle
 
-    configs: list[object] = []
+    configs: list[SettleConfig | None] = []
     watcher = settle.ThrowWatcher
 
-    def recording(reader: Any, config: Any = None) -> Any:
+    def recording(reader: Any, config: SettleConfig | None = None) -> Any:
         configs.append(config)
         return watcher(reader, config)
 
     monkeypatch.setattr(settle, "ThrowWatcher", recording)
     assert main(["watch", "demo", "--fast", "--throws", "1", "--mode", "pips", *flags]) == 0
     assert len(lines(capsys.readouterr().out)) == 1
-    assert (configs == [settle.PACED]) if paced else (configs == [None])
+    assert configs == [expected]

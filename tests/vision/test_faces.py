@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.read.faces import LAYOUTS, layout_fit, read_face
+from vision.read.faces import LAYOUTS, _fit_grid, layout_fit, read_face
 from vision.read.pips import Pip
 
 DIE = 60.0
@@ -89,3 +89,31 @@ def test_faint_pips_are_doubted_for_contrast() -> None:
     face = read_face(pips_at(list(LAYOUTS[4])), DIE, contrast=20.0, face_center=CENTER)
     assert face.value == 4
     assert face.doubts == ("contrast",)
+
+
+# Layouts that fit the grid one way only (a diagonal of three or four corners also fit a grid
+# turned by 45 degrees, at another spacing), at turns the fit tries (every 3 degrees).
+@pytest.mark.parametrize("angle", [0.0, 21.0, 45.0, 87.0])
+@pytest.mark.parametrize(
+    "places",
+    [
+        [(-1, -1), (1, -1), (0, 0), (1, 1)],
+        [(-1, -1), (-1, 0), (-1, 1), (1, -1), (1, 0), (1, 1)],
+    ],
+)
+def test_points_on_a_turned_grid_fit_it_at_its_spacing_and_centre(angle: float, places: list[tuple[int, int]]) -> None:
+    points = np.array([(p.x, p.y) for p in pips_at(places, angle)])
+    error, spacing, index, centre = _fit_grid(points)
+    assert error < 1e-6
+    assert spacing == pytest.approx(SPACING)
+    assert index >= 0
+    # The grid's middle is the face's centre even where no pip marks it.
+    assert centre == pytest.approx(CENTER, abs=1e-6)
+
+
+def test_points_that_cannot_each_take_a_place_of_the_grid_do_not_fit() -> None:
+    # Four in a row span three spacings: on a 3x3 grid two of them would share a place.
+    points = np.array([(p.x, p.y) for p in pips_at([(-1.5, 0), (-0.5, 0), (0.5, 0), (1.5, 0)])])
+    error, _, index, _ = _fit_grid(points)
+    assert error == np.inf
+    assert index == -1

@@ -11,6 +11,7 @@ frame shrunk further finds dice too big for the first.
 from __future__ import annotations
 
 import copy
+import math
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -251,14 +252,16 @@ class DiceDetector:
         """The detections, surest first, without those that lie on a surer one."""
         settings = self.settings
         kept: list[Detection] = []
+        placed: list[tuple[float, float, float]] = []  # the kept boxes' centres and sizes
         for detection in ordered:
             box = detection.box
-            if any(
-                np.hypot(box.cx - d.box.cx, box.cy - d.box.cy) < settings.merge_distance * max(d.box.size, box.size)
-                for d in kept
-            ):
+            x, y, size = box.cx, box.cy, box.size
+            # Plain floats: this runs for every pair of peaks, where numpy's scalars cost more
+            # than the sums.
+            if any(math.hypot(x - kx, y - ky) < settings.merge_distance * max(ks, size) for kx, ky, ks in placed):
                 continue
             kept.append(detection)
+            placed.append((x, y, size))
             if len(kept) == settings.max_dice:
                 break
         return kept

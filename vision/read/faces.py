@@ -109,28 +109,31 @@ def _fit(points: np.ndarray, settings: FaceSettings | None = None) -> tuple[floa
 
 def _fit_grid(points: np.ndarray) -> tuple[float, float, int, np.ndarray]:
     """Fit points to places of a 3x3 grid, some places left empty: (RMS error in spacings,
-    spacing, rotation index, grid centre in pixels); error inf when they do not fit."""
+    spacing, rotation index, grid centre in pixels); error inf when they do not fit.
+
+    All rotations are tried at once; of those where each point has a place of its own, the
+    first with the least error wins."""
     centred = points - points.mean(axis=0)
     turned = np.einsum("nk,ajk->anj", centred, _ROTATIONS)
     extent = turned.max(axis=1) - turned.min(axis=1)
     # The pips that are there still span two spacings in at least one direction.
     spacings = extent.max(axis=1) / 2.0
-    best: tuple[float, float, int, np.ndarray] = (np.inf, 0.0, -1, points.mean(axis=0))
-    for index in range(len(_ROTATIONS)):
-        spacing = spacings[index]
-        if spacing <= 1e-6:
-            continue
-        scaled = turned[index] / spacing
-        shift = (scaled.max(axis=0) + scaled.min(axis=0)) / 2.0  # centre of the pips' span
-        grid = scaled - shift
-        places = np.rint(grid)
-        if np.abs(places).max() > 1 or len({tuple(p) for p in places.astype(int).tolist()}) != len(points):
-            continue
-        error = float(np.sqrt(((grid - places) ** 2).sum(axis=1).mean()))
-        if error < best[0]:
-            centre = points.mean(axis=0) + (shift * spacing) @ _ROTATIONS[index]
-            best = (error, float(spacing), index, centre)
-    return best
+    usable = spacings > 1e-6
+    scaled = turned / np.where(usable, spacings, 1.0)[:, None, None]
+    shift = (scaled.max(axis=1) + scaled.min(axis=1)) / 2.0  # centre of the pips' span
+    grid = scaled - shift[:, None, :]
+    places = np.rint(grid)
+    # Each place as one number from 0 to 8 (where the places lie on the grid), sorted: two
+    # points on one place make two equal neighbours.
+    codes = np.sort((places[:, :, 0] + 1) * 3 + places[:, :, 1] + 1, axis=1)
+    usable &= (np.abs(places).max(axis=(1, 2)) <= 1) & (np.diff(codes, axis=1) != 0).all(axis=1)
+    if not usable.any():
+        return (np.inf, 0.0, -1, points.mean(axis=0))
+    errors = np.where(usable, np.sqrt(((grid - places) ** 2).sum(axis=2).mean(axis=1)), np.inf)
+    index = int(np.argmin(errors))
+    spacing = spacings[index]
+    centre = points.mean(axis=0) + (shift[index] * spacing) @ _ROTATIONS[index]
+    return (float(errors[index]), float(spacing), index, centre)
 
 
 _Fit = tuple[float, np.ndarray, int]  # what `_fit` returns

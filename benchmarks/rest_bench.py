@@ -4,7 +4,8 @@
 
 For each video: rests reported exactly once, missed, extra reports (a second report of one rest, or a
 report while the picture moves), rests read exactly (all faces, in play plus set aside) and the
-latency from the first still frame of a rest to the frame that reported it, median and worst. With
+latency from the first still frame of a rest to the frame that reported it, median and worst, and
+how many rests were missed or late behind a still "hand" (`held_by_a_hand`). With
 `--read-share 1` reading is paced as on one core in real time: a read that takes 80 ms of wall time
 blocks reading for the next 80 ms of video. `--light warm` or `cold` films the table under a
 coloured light the camera's white balance did not make up for, and `--still-hands SHARE` puts a
@@ -21,7 +22,7 @@ import argparse
 import json
 import statistics
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -33,6 +34,7 @@ from vision.live.settle import PACED, DiceReaderLike, SettleConfig, SettledThrow
 from vision.live.sources import VideoFileSource
 
 SPLITS = ("train", "val", "test")
+LATE = 0.5  # seconds after the dice stop: a report later than this misses the live camera's target
 
 
 @dataclass
@@ -47,9 +49,13 @@ class RestScore:
     dice_right: int = 0
     # Each rest's photo and whether it was read exactly (a missed rest was not).
     photos_exact: list[tuple[str, bool]] = field(default_factory=list)
+    # Rests missed or reported later than `LATE` while the watcher saw a still hand through at
+    # least half of their frames. The videos' hands come and go before a rest begins, so these
+    # are tables taken for a hand (docs/camera.md, "Tables the hand check takes for a hand").
+    held_by_a_hand: int = 0
 
     def add(self, other: RestScore) -> None:
-        for name in ("rests", "reported_once", "missed", "extra", "exact", "dice", "dice_right"):
+        for name in ("rests", "reported_once", "missed", "extra", "exact", "dice", "dice_right", "held_by_a_hand"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.latencies += other.latencies
         self.photos_exact += other.photos_exact
@@ -74,6 +80,7 @@ class RestScore:
             "dice_right_share": round(self.dice_right / self.dice, 3) if self.dice else 0.0,
             "latency_median_s": round(statistics.median(self.latencies), 3) if self.latencies else None,
             "latency_worst_s": round(max(self.latencies), 3) if self.latencies else None,
+            "held_by_a_hand": self.held_by_a_hand,
         }
 
 
@@ -88,8 +95,9 @@ def _faces_right(seen: Sequence[int], truth: Sequence[int]) -> int:
     return right
 
 
-def score(truth: VideoTruth, throws: Sequence[SettledThrow]) -> RestScore:
-    """Each report belongs to the rest its settling frame lies in; reports outside every rest are extra."""
+def score(truth: VideoTruth, throws: Sequence[SettledThrow], hand_frames: Collection[int] = ()) -> RestScore:
+    """Each report belongs to the rest its settling frame lies in; reports outside every rest are extra.
+    `hand_frames`: the frames in which the watcher saw a still hand (see `RestScore.held_by_a_hand`)."""
     result = RestScore(rests=len(truth.rests))
     by_rest: dict[int, list[SettledThrow]] = {}
     for throw in throws:
@@ -101,6 +109,9 @@ def score(truth: VideoTruth, throws: Sequence[SettledThrow]) -> RestScore:
     for i, rest in enumerate(truth.rests):
         reports = by_rest.get(i, [])
         result.dice += len(rest.faces)
+        late = not reports or (reports[0].index - rest.start) / truth.fps > LATE
+        behind_hand = sum(rest.start <= index < rest.end for index in hand_frames)
+        result.held_by_a_hand += late and 2 * behind_hand >= rest.end - rest.start
         if not reports:
             result.missed += 1
             result.photos_exact.append((rest.photo, False))
@@ -121,9 +132,11 @@ def watch_video(
     reader: DiceReaderLike,
     config: SettleConfig | None = None,
     on_settled: Callable[[SettledThrow, np.ndarray], None] | None = None,
+    hand_frames: set[int] | None = None,
 ) -> list[SettledThrow]:
     """Every throw the watcher reports on a video, reading as fast as it can (frame time, not wall
-    time). `on_settled` also gets the frame each throw settled in."""
+    time). `on_settled` also gets the frame each throw settled in; `hand_frames`, when given,
+    gets the index of each frame in which the watcher saw a still hand."""
     watcher = ThrowWatcher(reader, config or SettleConfig())
     found = []
     with VideoFileSource(path) as source:
@@ -132,6 +145,8 @@ def watch_video(
             if frame is None:
                 continue
             seen = watcher.feed(frame.image, frame.t, frame.index)
+            if hand_frames is not None and seen.status.phase == "hand":
+                hand_frames.add(frame.index)
             if seen.settled is not None:
                 found.append(seen.settled)
                 if on_settled is not None:
@@ -183,8 +198,9 @@ def main(argv: list[str] | None = None) -> int:
                 config = replace(config, read_share=args.read_share)
             if args.no_hand_check:
                 config = replace(config, hand_wait=None)
-            throws = watch_video(video, reader, config)
-            result = score(truth, throws)
+            hand_frames: set[int] = set()
+            throws = watch_video(video, reader, config, hand_frames=hand_frames)
+            result = score(truth, throws, hand_frames)
             print(json.dumps({"video": video.name, **result.to_dict()}), flush=True)
             total.add(result)
     print(json.dumps({"video": "all", **total.to_dict(), "by_set": total.exact_by_set(set_of_photos(args.folders))}))

@@ -155,7 +155,37 @@ def test_the_benchmark_settles_as_asked(
     flags: list[str], expected: SettleConfig, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     used: list[SettleConfig | None] = []
-    monkeypatch.setattr(rest_bench, "watch_video", lambda path, reader, config=None: used.append(config) or [])
+    monkeypatch.setattr(rest_bench, "watch_video", lambda path, reader, config=None, **_: used.append(config) or [])
     folder = write_photo_set(tmp_path / "set")
     assert rest_bench.main([str(folder), "--rests", "1", "--keep", str(tmp_path / "videos"), *flags]) == 0
     assert used == [expected]
+
+
+def test_rests_missed_or_late_behind_a_still_hand_are_counted(video: tuple[Path, VideoTruth]) -> None:
+    _, truth = video
+    first, second, third = truth.rests
+
+    def throw(index: int, faces: tuple[int, ...]) -> SettledThrow:
+        dice = tuple(DieReading(v, DieBox(10.0 * i, 0.0, 5.0, 5.0), 0.9, "pips") for i, v in enumerate(faces))
+        return SettledThrow(dice, (), index / truth.fps, index, index / truth.fps, index)
+
+    late = first.start + round(0.8 * truth.fps)
+    throws = [throw(late, first.faces), throw(second.start + 9, second.faces)]  # the third missed
+    hand = set(range(first.start, late)) | set(range(second.start, second.end)) | set(range(third.start, third.end))
+    # The first is late and the third missed behind a hand; the second came in time despite one.
+    assert score(truth, throws, hand).held_by_a_hand == 2
+    assert score(truth, throws).held_by_a_hand == 0
+    # A hand in under half of a missed rest's frames did not hold it back.
+    brief = set(range(third.start, third.start + (third.end - third.start) // 3))
+    assert score(truth, throws, brief).held_by_a_hand == 0
+
+
+def test_the_watcher_tells_the_frames_it_saw_a_hand_in(tmp_path: Path) -> None:
+    photos = labelled_photos([write_photo_set(tmp_path / "set")])
+    path = tmp_path / "hands.avi"
+    truth = make_video(photos, path, rests=2, seed=5, style=VideoStyle(hand_share=0.0, still_hand_share=1.0))
+    seen: set[int] = set()
+    watch_video(path, DiceReader(mode="pips"), hand_frames=seen)
+    # Each still hand holds for a second before its rest, and none lies on a rest.
+    assert len(seen) >= truth.fps
+    assert not any(rest.start <= index < rest.end for rest in truth.rests for index in seen)

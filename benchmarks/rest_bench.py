@@ -109,10 +109,11 @@ def score(truth: VideoTruth, throws: Sequence[SettledThrow], hand_frames: Collec
     for i, rest in enumerate(truth.rests):
         reports = by_rest.get(i, [])
         result.dice += len(rest.faces)
-        late = not reports or (reports[0].index - rest.start) / truth.fps > LATE
+        latency = (reports[0].index - rest.start) / truth.fps if reports else None
+        late = latency is None or latency > LATE
         behind_hand = sum(rest.start <= index < rest.end for index in hand_frames)
         result.held_by_a_hand += late and 2 * behind_hand >= rest.end - rest.start
-        if not reports:
+        if latency is None:
             result.missed += 1
             result.photos_exact.append((rest.photo, False))
             continue
@@ -123,7 +124,7 @@ def score(truth: VideoTruth, throws: Sequence[SettledThrow], hand_frames: Collec
         result.exact += tuple(seen) == rest.faces
         result.photos_exact.append((rest.photo, tuple(seen) == rest.faces))
         result.dice_right += _faces_right(seen, rest.faces)
-        result.latencies.append((first.index - rest.start) / truth.fps)
+        result.latencies.append(latency)
     return result
 
 

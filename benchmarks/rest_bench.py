@@ -9,7 +9,8 @@ how many rests were missed or late behind a still "hand" (`held_by_a_hand`). Wit
 `--read-share 1` reading is paced as on one core in real time: a read that takes 80 ms of wall time
 blocks reading for the next 80 ms of video. `--light warm` or `cold` films the table under a
 coloured light the camera's white balance did not make up for, and `--still-hands SHARE` puts a
-hand that holds still before that share of the rests. `--paced` settles as the server's camera
+hand that holds still before that share of the rests (`--sweeping-hands SHARE`: that share of those
+hands sweeps in from one side, over much of the picture). `--paced` settles as the server's camera
 loop does (`vision.live.settle.PACED`: a still picture read at most ten times a second, with at most
 half a core for reading); by default every still frame is read, as `dicekeeper watch` does.
 `--without SET` reads with the models trained without that photo set (`models/lodo/`), as a table
@@ -175,6 +176,9 @@ def main(argv: list[str] | None = None) -> int:
         help="settle as the server's camera loop does: at most ten reads a second, half a core",
     )
     parser.add_argument("--still-hands", type=float, default=0.0, help="share of rests a still hand comes before")
+    parser.add_argument(
+        "--sweeping-hands", type=float, default=0.0, help="share of the still hands that sweep in from one side"
+    )
     parser.add_argument("--light", choices=sorted(LIGHTS), default="plain", help="a light the camera did not balance")
     parser.add_argument("--no-hand-check", action="store_true", help="settle without looking for still hands")
     parser.add_argument("--keep", type=Path, default=None, help="keep the videos in this folder")
@@ -192,7 +196,9 @@ def main(argv: list[str] | None = None) -> int:
         folder.mkdir(parents=True, exist_ok=True)
         for n in range(args.videos):
             video = folder / f"rests_{args.seed + n}.avi"
-            style = lit_by(VideoStyle(still_hand_share=args.still_hands), args.light)
+            style = lit_by(
+                VideoStyle(still_hand_share=args.still_hands, sweeping_hand_share=args.sweeping_hands), args.light
+            )
             truth = make_video(photos, video, args.rests, seed=args.seed + n, style=style)
             config = PACED if args.paced else SettleConfig()
             if args.read_share is not None:

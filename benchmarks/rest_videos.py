@@ -4,7 +4,8 @@
 
 Each rest is one labelled photo pasted into a 1280x720 table frame, still for `rest_seconds`. Between
 rests the old photo slides out and the next slides in with motion blur, and now and then a hand
-sweeps across (with `still_hand_share`, a hand may also reach in and hold still before a rest).
+sweeps across (with `still_hand_share`, a hand may also reach in and hold still before a rest;
+with `sweeping_hand_share`, some of those hands come in sweeping across the picture).
 Every frame gets sensor noise, a small brightness flicker and a JPEG round trip, as a webcam would
 give. Next to the video a JSON file holds the truth: for each rest its first and last frame and
 the faces in it.
@@ -41,6 +42,9 @@ class VideoStyle:
     # holds still for `hand_hold` seconds and goes: the rest begins once it has gone.
     still_hand_share: float = 0.0
     hand_hold: float = 1.0
+    # Share of those still hands that come in from one side, sweeping over much of the picture
+    # (an arm reaching across the table), rather than straight up from the bottom edge.
+    sweeping_hand_share: float = 0.0
     noise: float = 3.0  # grey levels of sensor noise
     jpeg_quality: int = 70
     # Per-channel gain (B, G, R) and gamma: a warm light or a colour cast, so the video shows a table
@@ -234,9 +238,12 @@ def _move(
         yield frame
 
 
-def _still_hand(placed: PlacedPhoto, style: VideoStyle, hands: HandSprites, rng: random.Random) -> Iterator[np.ndarray]:
+def _still_hand(
+    placed: PlacedPhoto, style: VideoStyle, hands: HandSprites, rng: random.Random, sweep: bool = False
+) -> Iterator[np.ndarray]:
     """A hand comes up from the bottom edge to a point over the photo soon after the dice stop,
-    holds still and goes back."""
+    holds still and goes back. With `sweep` it comes from beyond the frame's far side instead,
+    rising high over the picture on its way."""
     lean = rng.uniform(-0.3, 0.3)
     h, w = placed.image.shape[:2]
     hx = placed.x + rng.uniform(0.2, 0.8) * w
@@ -244,15 +251,24 @@ def _still_hand(placed: PlacedPhoto, style: VideoStyle, hands: HandSprites, rng:
     still = compose_frame(placed)
     # The dice lie still a moment before the hand comes: less than a throw needs to settle.
     yield from [still] * round(0.15 * style.fps)
-    travel = max(2, round(0.3 * style.fps))
-    path = [
-        HEIGHT + 3.5 * hands.s + (hy - HEIGHT - 3.5 * hands.s) * math.sin(0.5 * math.pi * (k + 1) / travel)
-        for k in range(travel)
-    ]
-    ys = path + [hy] * round(style.hand_hold * style.fps) + path[::-1]
-    for y in ys:
+    below = HEIGHT + 3.5 * hands.s
+    if sweep:
+        travel = max(2, round(0.6 * style.fps))
+        start = -0.1 * WIDTH if hx > WIDTH / 2 else 1.1 * WIDTH
+        steps = [(k + 1) / travel for k in range(travel)]
+        path = [
+            (
+                start + (hx - start) * t,
+                below + (hy - below) * math.sin(0.5 * math.pi * t) - 0.3 * HEIGHT * math.sin(math.pi * t),
+            )
+            for t in steps
+        ]
+    else:
+        travel = max(2, round(0.3 * style.fps))
+        path = [(hx, below + (hy - below) * math.sin(0.5 * math.pi * (k + 1) / travel)) for k in range(travel)]
+    for x, y in path + [(hx, hy)] * round(style.hand_hold * style.fps) + path[::-1]:
         frame = still.copy()
-        hands.draw(frame, hx, y, lean)
+        hands.draw(frame, x, y, lean)
         yield frame
 
 
@@ -289,7 +305,9 @@ def make_video(
             for frame in _move(previous, placed, moving, rng.random() < style.hand_share, hands, rng):
                 write(frame)
             if style.still_hand_share > 0 and rng.random() < style.still_hand_share:
-                for frame in _still_hand(placed, style, hands, rng):
+                # Drawn only when asked for, so that the videos without sweeping hands stay as they were.
+                sweep = style.sweeping_hand_share > 0 and rng.random() < style.sweeping_hand_share
+                for frame in _still_hand(placed, style, hands, rng, sweep):
                     write(frame)
             start = index
             still = compose_frame(placed)
@@ -315,6 +333,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rest-seconds", type=float, default=1.5)
     parser.add_argument("--still-hands", type=float, default=0.0, help="share of rests a still hand comes before")
+    parser.add_argument(
+        "--sweeping-hands", type=float, default=0.0, help="share of the still hands that sweep in from one side"
+    )
     parser.add_argument("--light", choices=sorted(LIGHTS), default="plain")
     parser.add_argument("--out", type=Path, required=True, help="the video (.avi); the truth goes to OUT.json")
     args = parser.parse_args(argv)
@@ -324,7 +345,14 @@ def main(argv: list[str] | None = None) -> int:
         args.out,
         args.rests,
         args.seed,
-        lit_by(VideoStyle(rest_seconds=args.rest_seconds, still_hand_share=args.still_hands), args.light),
+        lit_by(
+            VideoStyle(
+                rest_seconds=args.rest_seconds,
+                still_hand_share=args.still_hands,
+                sweeping_hand_share=args.sweeping_hands,
+            ),
+            args.light,
+        ),
     )
     print(f"{args.out}: {truth.frames} frames, {len(truth.rests)} rests; truth in {args.out}.json")
     return 0

@@ -129,6 +129,40 @@ def test_a_hand_holding_still_before_each_rest_is_waited_out(tmp_path: Path) -> 
     assert score(truth, blind).to_dict()["extra"] >= 1
 
 
+def _covered_on_the_way_in(path: Path, still: int, way_in: int) -> float:
+    """The share of the picture a hand passed over on its way in: the frames from `still` + 0.15 s
+    (when it starts coming) for `way_in` frames, against the still table at `still`."""
+    capture = cv2.VideoCapture(str(path))
+    frames = [capture.read()[1] for _ in range(still + round(0.15 * 30) + way_in)]
+    capture.release()
+    table = cv2.cvtColor(frames[still], cv2.COLOR_BGR2GRAY).astype(np.int16)
+    covered = np.zeros(table.shape, bool)
+    for frame in frames[still + round(0.15 * 30) :]:
+        covered |= np.abs(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).astype(np.int16) - table) > 30
+    return float(covered.mean())
+
+
+def test_a_hand_that_sweeps_across_the_picture_and_holds_still_is_waited_out(tmp_path: Path) -> None:
+    photos = labelled_photos([write_photo_set(tmp_path / "set")])
+    path = tmp_path / "sweeps.avi"
+    style = VideoStyle(hand_share=0.0, still_hand_share=1.0, sweeping_hand_share=1.0, hand_hold=1.0)
+    truth = make_video(photos, path, rests=3, seed=5, style=style)
+    plain = make_video(photos, tmp_path / "plain.avi", rests=3, seed=5, style=VideoStyle(hand_share=0.0))
+    straight = make_video(
+        photos, tmp_path / "straight.avi", rests=3, seed=5, style=replace(style, sweeping_hand_share=0)
+    )
+    # Each rest comes a sweeping hand's visit (0.15 s before it, 1 s still, 0.6 s each way) later.
+    assert truth.fps == 30 and truth.rests[0].start - plain.rests[0].start == round(0.15 * 30) + round(2.2 * 30)
+    # On its way in the hand passes over a wide band of the picture, more than twice what a hand
+    # coming straight up from the bottom edge passes over.
+    swept = _covered_on_the_way_in(path, plain.rests[0].start, round(0.6 * 30))
+    assert swept > 0.25 and swept > 2 * _covered_on_the_way_in(tmp_path / "straight.avi", plain.rests[0].start, 9)
+    assert straight.rests[0].start - plain.rests[0].start == round(0.15 * 30) + round(1.6 * 30)
+    result = score(truth, watch_video(path, DiceReader(mode="pips"))).to_dict()
+    assert result["reported_once"] == 3 and result["extra"] == 0 and result["missed"] == 0
+    assert result["latency_worst_s"] is not None and result["latency_worst_s"] <= 0.5
+
+
 def test_rests_read_exactly_are_counted_by_photo_set(video: tuple[Path, VideoTruth]) -> None:
     path, truth = video
     set_of = set_of_photos([str(path.parent / "set" / "val")])

@@ -1,13 +1,11 @@
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 import pytest
 
 from benchmarks.rest_videos import LIGHTS, under_light
 from vision.live.demo_table import DemoTable, HandSprites
-from vision.live.hands import HandCheck, HandConfig, HandSighting
+from vision.live.hands import HandCheck, HandConfig
 from vision.live.settle import SettleConfig, SettledThrow, ThrowWatcher
 from vision.read.reader import DiceReader
 
@@ -147,84 +145,3 @@ def test_a_hand_that_stays_is_taken_as_table_after_hand_wait(rest: tuple[DemoTab
     index, throw = found[0]
     assert 10 + 2.0 * FPS <= index <= 10 + 2.0 * FPS + 0.5 * FPS
     assert sorted(throw.faces) == sorted(table.throws[0].faces)
-
-
-class _HandIn:
-    """A hand check that sees a hand in exactly the given frames (by identity)."""
-
-    def __init__(self, *frames: np.ndarray) -> None:
-        self.frames = frames
-
-    def look(self, image: np.ndarray) -> HandSighting:
-        seen = any(image is frame for frame in self.frames)
-        return HandSighting(0.1 if seen else 0.0, 0.05, seen)
-
-    def accept(self) -> None:
-        pass
-
-
-class _Motion:
-    """A motion meter that, in each of the given frames, changes the given share of the picture
-    (its top rows), and nothing in the others."""
-
-    def __init__(self, *moves: tuple[float, list[np.ndarray]]) -> None:
-        self.moves = moves
-        self.changed: np.ndarray | None = None
-
-    def __call__(self, image: np.ndarray) -> float:
-        share = next((share for share, frames in self.moves if any(image is f for f in frames)), 0.0)
-        self.changed = np.zeros((100, 100), bool)
-        self.changed[: round(100 * share)] = True
-        return float(self.changed.mean())
-
-
-def watch_with(frames: list[np.ndarray], motion: _Motion, hands: _HandIn, config: SettleConfig) -> list[int]:
-    """The frames in which a watcher with these stand-ins reports a throw."""
-    watcher = ThrowWatcher(DiceReader(mode="pips"), config)
-    watcher.motion, watcher.hands = motion, hands  # type: ignore[assignment]
-    return [index for index, frame in enumerate(frames) if watcher.feed(frame, index / FPS, index).settled is not None]
-
-
-@pytest.fixture(scope="module")
-def next_rest() -> np.ndarray:
-    """The same table after the next throw: only the dice moved."""
-    table = DemoTable(seed=2, width=640, height=360, fps=FPS, autoplay=False)
-    for key in (1, 2):
-        assert table.ask(6, key=key)
-        throws = len(table.throws)
-        while len(table.throws) == throws:
-            table.step()
-    return table.step().image
-
-
-def test_after_the_picture_moved_a_hand_the_check_sees_does_not_hold_the_dice_back(
-    rest: tuple[DemoTable, np.ndarray], next_rest: np.ndarray
-) -> None:
-    _, image = rest
-    # The camera is knocked as the dice are thrown again: most of the picture changes, and the
-    # check, comparing with the table as it lay before, sees a "hand" in the bands this leaves.
-    knocked = [image.copy() for _ in range(3)]
-    frames = [image] * 15 + knocked + [next_rest] * 15
-    config = SettleConfig(hand_wait=2.0)
-    reported = watch_with(frames, _Motion((0.9, knocked)), _HandIn(next_rest), config)
-    assert len(reported) == 2 and reported[1] - 18 <= 0.5 * FPS
-    # Without the rule the same "hand" holds the dice back for its whole 2 s wait.
-    held = watch_with(frames, _Motion((0.9, knocked)), _HandIn(next_rest), replace(config, moved_picture=None))
-    assert len(held) == 1
-    # After a motion of a smaller part of the picture (a hand coming), a hand holds them back.
-    assert len(watch_with(frames, _Motion((0.2, knocked)), _HandIn(next_rest), config)) == 1
-    assert len(watch_with(frames, _Motion((0.2, knocked)), _HandIn(), config)) == 2
-
-
-def test_a_hand_that_comes_after_the_picture_moved_holds_the_dice_back(
-    rest: tuple[DemoTable, np.ndarray], next_rest: np.ndarray
-) -> None:
-    _, image = rest
-    knocked = [image.copy() for _ in range(3)]
-    coming = [next_rest.copy() for _ in range(3)]  # the hand's own motion, over a fifth of the picture
-    holding = next_rest.copy()
-    frames = [image] * 15 + knocked + [next_rest] * 2 + coming + [holding] * 15
-    motion = _Motion((0.9, knocked), (0.2, coming))
-    config = SettleConfig(hand_wait=2.0)
-    assert len(watch_with(frames, motion, _HandIn(next_rest, holding), config)) == 1
-    assert len(watch_with(frames, motion, _HandIn(next_rest), config)) == 2  # no hand came: reported

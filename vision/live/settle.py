@@ -58,12 +58,6 @@ class SettleConfig:
     # this many seconds is taken as part of the table (a cup, a card): then the dice settle. None:
     # no check for hands.
     hand_wait: float | None = 2.0
-    # After a motion that changed at least this share of the picture (the table or the camera
-    # moved, not a hand coming), a "hand" does not hold the dice back until the next motion: the
-    # hand check's reference shows the table where it lay before, and its bands of change look
-    # like a hand. The check keeps that reference, so a hand that comes next, with a motion of its
-    # own, is judged as before. None: every hand holds the dice back.
-    moved_picture: float | None = 0.35
     hands: HandConfig = field(default_factory=HandConfig)
     # Optional rolling area (x0, y0, x1, y1) in frame pixels: dice outside it count as set aside.
     rolling_area: tuple[float, float, float, float] | None = None
@@ -86,11 +80,9 @@ class MotionMeter:
     def __init__(self, config: SettleConfig | None = None) -> None:
         self.config = config or SettleConfig()
         self._previous: np.ndarray | None = None
-        self.changed: np.ndarray | None = None  # the last frame's changed pixels (bool, shrunk)
 
     def reset(self) -> None:
         self._previous = None
-        self.changed = None
 
     def __call__(self, image: np.ndarray) -> float:
         width = self.config.motion_width
@@ -100,10 +92,8 @@ class MotionMeter:
         grey *= 128.0 / max(1.0, self.config.dark_mean, float(grey.mean()))
         previous, self._previous = self._previous, grey
         if previous is None or previous.shape != grey.shape:
-            self.changed = None
             return 1.0
         changed = cv2.absdiff(grey, previous) > self.config.pixel_change
-        self.changed = changed
         return float(np.count_nonzero(changed)) / changed.size
 
 
@@ -376,29 +366,10 @@ class ThrowWatcher:
         self.hands = HandCheck(self.config.hands)
         self._hand_since: float | None = None
         self._reader_free_at = -math.inf  # frame time before which the read share forbids reading
-        self._moved: np.ndarray | None = None  # the pixels the current motion spell changed
-        self._picture_moved = False  # the last motion spell moved the picture (`moved_picture`)
-
-    def _note_motion(self, quiet: bool) -> None:
-        """Keeps the union of the pixels a motion spell changed; when it ends, whether it moved
-        the picture (see `SettleConfig.moved_picture`)."""
-        changed = self.motion.changed
-        if not quiet:
-            self._picture_moved = False
-            if changed is None or self._moved is None or self._moved.shape != changed.shape:
-                self._moved = None if changed is None else changed.copy()
-            else:
-                self._moved |= changed
-        elif self._moved is not None:
-            limit = self.config.moved_picture
-            self._picture_moved = limit is not None and float(np.count_nonzero(self._moved)) >= limit * self._moved.size
-            self._moved = None
 
     def _hand_in(self, image: np.ndarray, t: float) -> bool:
         """Whether a hand holds still in this still frame (for less than `hand_wait`)."""
-        # The check looks even when the picture moved: what it sees without a hand becomes its
-        # reference.
-        if self.config.hand_wait is None or not self.hands.look(image).hand or self._picture_moved:
+        if self.config.hand_wait is None or not self.hands.look(image).hand:
             self._hand_since = None
             return False
         if self._hand_since is None:
@@ -412,7 +383,6 @@ class ThrowWatcher:
     def feed(self, image: np.ndarray, t: float, index: int) -> Observation:
         motion = self.motion(image)
         quiet = motion <= self.config.motion_fraction
-        self._note_motion(quiet)
         hand = quiet and self._hand_in(image, t)
         # The detector decides on the motion first: a moving frame is never worth reading, nor
         # one with a hand in it.

@@ -265,7 +265,10 @@ def _still_hand(
         ]
     else:
         travel = max(2, round(0.3 * style.fps))
-        path = [(hx, below + (hy - below) * math.sin(0.5 * math.pi * (k + 1) / travel)) for k in range(travel)]
+        path = [
+            (hx, HEIGHT + 3.5 * hands.s + (hy - HEIGHT - 3.5 * hands.s) * math.sin(0.5 * math.pi * (k + 1) / travel))
+            for k in range(travel)
+        ]
     for x, y in path + [(hx, hy)] * round(style.hand_hold * style.fps) + path[::-1]:
         frame = still.copy()
         hands.draw(frame, x, y, lean)

@@ -251,8 +251,8 @@ def _still_hand(
     still = compose_frame(placed)
     # The dice lie still a moment before the hand comes: less than a throw needs to settle.
     yield from [still] * round(0.15 * style.fps)
-    below = HEIGHT + 3.5 * hands.s
     if sweep:
+        below = HEIGHT + 3.5 * hands.s  # the whole hand under the frame
         travel = max(2, round(0.6 * style.fps))
         start = -0.1 * WIDTH if hx > WIDTH / 2 else 1.1 * WIDTH
         steps = [(k + 1) / travel for k in range(travel)]

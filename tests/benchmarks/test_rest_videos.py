@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -15,6 +15,7 @@ from benchmarks import rest_bench
 from benchmarks.rest_bench import score, set_of_photos, watch_video
 from benchmarks.rest_videos import HEIGHT, WIDTH, VideoStyle, VideoTruth, labelled_photos, make_video
 from dicekeeper.cli import main
+from vision.eval.labels import LabelledImage
 from vision.live.settle import PACED, SettleConfig, SettledThrow
 from vision.read.reader import DiceReader
 from vision.types import DieBox, DieReading
@@ -112,12 +113,35 @@ def test_a_die_the_photos_labels_leave_out_counts_neither_way(video: tuple[Path,
     assert VideoTruth.from_json(truth.to_json()) == truth
 
 
-def test_a_hand_holding_still_before_each_rest_is_waited_out(tmp_path: Path) -> None:
-    photos = labelled_photos([write_photo_set(tmp_path / "set")])
-    path = tmp_path / "hands.avi"
-    style = VideoStyle(hand_share=0.0, still_hand_share=1.0, hand_hold=1.0)
-    truth = make_video(photos, path, rests=3, seed=5, style=style)
-    plain = make_video(photos, tmp_path / "plain.avi", rests=3, seed=5, style=VideoStyle(hand_share=0.0))
+STILL_HANDS = VideoStyle(hand_share=0.0, still_hand_share=1.0, hand_hold=1.0)
+
+
+@dataclass(frozen=True)
+class HandVideos:
+    """Three-rest videos of one photo set and seed: without hands, and with a hand coming straight
+    up and holding still before each rest."""
+
+    photos: list[LabelledImage]
+    folder: Path
+    plain: VideoTruth
+    straight: VideoTruth
+
+    @property
+    def straight_path(self) -> Path:
+        return self.folder / "hands.avi"
+
+
+@pytest.fixture(scope="module")
+def hand_videos(tmp_path_factory: pytest.TempPathFactory) -> HandVideos:
+    folder = tmp_path_factory.mktemp("hands")
+    photos = labelled_photos([write_photo_set(folder / "set")])
+    plain = make_video(photos, folder / "plain.avi", rests=3, seed=5, style=VideoStyle(hand_share=0.0))
+    straight = make_video(photos, folder / "hands.avi", rests=3, seed=5, style=STILL_HANDS)
+    return HandVideos(photos, folder, plain, straight)
+
+
+def test_a_hand_holding_still_before_each_rest_is_waited_out(hand_videos: HandVideos) -> None:
+    path, truth, plain = hand_videos.straight_path, hand_videos.straight, hand_videos.plain
     # Each rest comes a hand's visit (0.15 s before it, 1 s still, 0.3 s each way) later than without.
     assert truth.rests[0].start - plain.rests[0].start == round(0.15 * truth.fps) + round(1.6 * truth.fps)
     result = score(truth, watch_video(path, DiceReader(mode="pips"))).to_dict()
@@ -142,21 +166,19 @@ def _covered_on_the_way_in(path: Path, still: int, way_in: int) -> float:
     return float(covered.mean())
 
 
-def test_a_hand_that_sweeps_across_the_picture_and_holds_still_is_waited_out(tmp_path: Path) -> None:
-    photos = labelled_photos([write_photo_set(tmp_path / "set")])
+def test_a_hand_that_sweeps_across_the_picture_and_holds_still_is_waited_out(
+    hand_videos: HandVideos, tmp_path: Path
+) -> None:
     path = tmp_path / "sweeps.avi"
-    style = VideoStyle(hand_share=0.0, still_hand_share=1.0, sweeping_hand_share=1.0, hand_hold=1.0)
-    truth = make_video(photos, path, rests=3, seed=5, style=style)
-    plain = make_video(photos, tmp_path / "plain.avi", rests=3, seed=5, style=VideoStyle(hand_share=0.0))
-    straight = make_video(
-        photos, tmp_path / "straight.avi", rests=3, seed=5, style=replace(style, sweeping_hand_share=0)
-    )
+    style = replace(STILL_HANDS, sweeping_hand_share=1.0)
+    truth = make_video(hand_videos.photos, path, rests=3, seed=5, style=style)
+    plain, straight = hand_videos.plain, hand_videos.straight
     # Each rest comes a sweeping hand's visit (0.15 s before it, 1 s still, 0.6 s each way) later.
     assert truth.fps == 30 and truth.rests[0].start - plain.rests[0].start == round(0.15 * 30) + round(2.2 * 30)
     # On its way in the hand passes over a wide band of the picture, more than twice what a hand
     # coming straight up from the bottom edge passes over.
     swept = _covered_on_the_way_in(path, plain.rests[0].start, round(0.6 * 30))
-    assert swept > 0.25 and swept > 2 * _covered_on_the_way_in(tmp_path / "straight.avi", plain.rests[0].start, 9)
+    assert swept > 0.25 and swept > 2 * _covered_on_the_way_in(hand_videos.straight_path, plain.rests[0].start, 9)
     assert straight.rests[0].start - plain.rests[0].start == round(0.15 * 30) + round(1.6 * 30)
     result = score(truth, watch_video(path, DiceReader(mode="pips"))).to_dict()
     assert result["reported_once"] == 3 and result["extra"] == 0 and result["missed"] == 0

@@ -2,7 +2,7 @@
 in one run, one thread, on the same frames.
 
     python benchmarks/compare_live.py [--repeat 20] [--mirrored] [--no-coarse] [--always-coarse] [--all-pips]
-        [--no-near-misses] [--json] FRAME...
+        [--no-near-misses] [--network] [--json] FRAME...
 
 `--mirrored` also times the live reader with the detector looking at the frame mirrored too
 (`DetectorSettings(views=2)`), to show what that view costs; `--no-coarse` also times it
@@ -11,7 +11,8 @@ without the detector's coarse look for big dice (`DetectorSettings(coarse_side=N
 look found something the classifier doubts (`coarse_only_in_doubt=False`);
 `--all-pips` also times it looking for the pips of every die, as the reader of photos does
 (`ReaderSettings()` instead of `LIVE`); `--no-near-misses` also times it without looking again
-at the detector's near misses (`near_misses=None`). It also counts, untimed, the dice a frame whose pips
+at the detector's near misses (`near_misses=None`); `--network` also times the detector's network
+alone on the first look's input, made beforehand (untimed). It also counts, untimed, the dice a frame whose pips
 the live reader looks for (the dice the classifier is not sure of, and small ones): each costs
 more than the rest of such a die's reading, so a detector that leaves more dice in doubt can
 make the reader slower even with a faster network.
@@ -23,10 +24,12 @@ import argparse
 import json
 import statistics
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -35,7 +38,7 @@ from dicekeeper.commands.vision import time_reads  # noqa: E402
 from vision.images import load_image  # noqa: E402
 from vision.live.settle import default_reader  # noqa: E402
 from vision.read.classifier import load_default_classifier  # noqa: E402
-from vision.read.detect import DetectorSettings, load_default_detector  # noqa: E402
+from vision.read.detect import DetectorSettings, DiceDetector, load_default_detector  # noqa: E402
 from vision.read.reader import LIVE, DiceReader  # noqa: E402
 
 
@@ -51,12 +54,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--all-pips", action="store_true", help="also time it looking for every die's pips")
     parser.add_argument("--no-near-misses", action="store_true", help="also time it without the near misses")
+    parser.add_argument("--network", action="store_true", help="also time the detector's network alone")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     frames = [load_image(path) for path in args.frames]
     live = default_reader()
-    readers = {"live": live.read, "classic": ClassicBlobReader().read}
+    readers: dict[str, Callable[[np.ndarray], object]] = {"live": live.read, "classic": ClassicBlobReader().read}
     others = {"mirrored": DetectorSettings(views=2), "no-coarse": DetectorSettings(coarse_side=None)}
     for name, wanted in (("mirrored", args.mirrored), ("no-coarse", args.no_coarse)):
         if wanted:
@@ -74,6 +78,10 @@ def main(argv: list[str] | None = None) -> int:
         readers["no-near-misses"] = DiceReader(
             load_default_classifier(), detector=load_default_detector(), settings=without
         ).read
+    if args.network and isinstance(live, DiceReader) and isinstance(live.detector, DiceDetector):
+        detector = live.detector
+        batches = {id(frame): detector.network_input(frame)[0] for frame in frames}
+        readers["network"] = lambda frame: detector.run_network(batches[id(frame)])
     times: dict[str, list[float]] = {name: [] for name in readers}
     for _ in range(args.rounds):  # alternating, so a busy spell of the machine hits both
         for name, read in readers.items():

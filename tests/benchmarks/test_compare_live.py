@@ -36,6 +36,7 @@ def test_json_gives_both_medians_and_the_dice_looked_at_per_frame(
     [
         "--always-coarse",  # the coarse look taken on every frame
         "--no-near-misses",  # without looking again at the detector's near misses
+        "--network",  # the detector's network alone
     ],
 )
 def test_the_live_reader_can_also_be_timed_another_way(

@@ -85,6 +85,16 @@ def test_a_session_planned_for_one_shape_gives_what_the_open_session_gives() -> 
     np.testing.assert_allclose(planned, open_shape, atol=1e-4)
 
 
+def test_the_network_run_alone_gives_the_maps_a_look_decodes(detector: DiceDetector) -> None:
+    frame = render(Scene(1280, 720, background="felt", dice=(DieSpec(5, 600.0, 300.0, 70.0),), seed=4)).frame
+    batch, scale = detector.network_input(frame)
+    maps = detector.run_network(batch)
+    assert maps.shape == (5, 384 // STRIDE, 640 // STRIDE) and maps.dtype == np.float32
+    (die,) = detector.decode(maps, scale, frame.shape)
+    assert die.box.center == pytest.approx((600.0, 300.0), abs=6.0)
+    assert [d.box for d in detector.detect(frame)] == [die.box]
+
+
 def test_only_the_latest_shapes_keep_their_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(detect_module, "_SHAPED_SESSIONS", 2)
     detector = DiceDetector(default_model_path("dice_detector.onnx"))

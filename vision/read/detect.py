@@ -105,6 +105,12 @@ class DiceDetector:
         resized, scale = self._resized(frame_bgr)
         return _batch(resized), scale
 
+    def run_network(self, batch: np.ndarray) -> np.ndarray:
+        """The network's (5, H/4, W/4) output maps for a `network_input` batch, from the session
+        planned for its shape, as a look takes them (for timing the network alone)."""
+        (maps,) = self._session_for(batch.shape).run(None, {self._input: batch})
+        return np.asarray(maps[0], np.float32)
+
     def _resized(self, frame_bgr: np.ndarray) -> tuple[np.ndarray, float]:
         height, width = frame_bgr.shape[:2]
         scale = self.settings.input_side / max(height, width)
@@ -203,9 +209,7 @@ class DiceDetector:
 
     def _maps(self, resized: np.ndarray) -> np.ndarray:
         """The network's (5, H/4, W/4) output maps for a resized frame."""
-        batch = _batch(resized, self._buffers.by_shape)
-        (maps,) = self._session_for(batch.shape).run(None, {self._input: batch})
-        return np.asarray(maps[0], np.float32)
+        return self.run_network(_batch(resized, self._buffers.by_shape))
 
     def _session_for(self, shape: tuple[int, ...]) -> Any:
         """The session planned for network inputs of this shape (see `_SHAPED_SESSIONS`)."""

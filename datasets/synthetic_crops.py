@@ -18,7 +18,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from vision.read.classifier import N_CLASSES  # noqa: E402
-from vision.training.rendered_crops import build  # noqa: E402
+from vision.training.rendered_crops import SIDE_TILT, STEEP_TILT, build  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -27,9 +27,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--keep-up", action="store_true", help="dice lean away from the camera; crops not turned")
+    parser.add_argument("--steep-tilt", type=float, nargs=2, default=STEEP_TILT, metavar=("MIN", "MAX"),
+                        help="degrees the steeper half of the dice lean with --keep-up")  # fmt: skip
+    parser.add_argument("--side-tilt", type=float, nargs=2, default=SIDE_TILT, metavar=("MIN", "MAX"),
+                        help="degrees a die seen from the side (not a die face) leans")  # fmt: skip
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
-    data = build(args.count, args.seed, keep_up=args.keep_up)
+    data = build(
+        args.count,
+        args.seed,
+        keep_up=args.keep_up,
+        steep_tilt=tuple(args.steep_tilt),
+        side_tilt=tuple(args.side_tilt),
+    )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(args.out, **data)
     print(f"{args.out}: {args.count} crops, per class {np.bincount(data['labels'], minlength=N_CLASSES).tolist()}")

@@ -192,3 +192,20 @@ def test_the_frame_crops_script_writes_what_the_library_builds(tmp_path: Path, c
     with np.load(out) as written:
         assert np.array_equal(written["crops"], frame_crops.build(3, seed=4, workers=1)["crops"])
     assert "crops, per class" in capsys.readouterr().out
+
+
+def test_rendered_crops_lean_as_far_as_asked_and_the_script_passes_it_on(tmp_path: Path) -> None:
+    kept = rendered_crops.build(40, seed=4, keep_up=True)
+    # The ranges as they are change nothing, to the bit: the random draws are the same.
+    same = rendered_crops.build(40, seed=4, keep_up=True, steep_tilt=rendered_crops.STEEP_TILT)
+    assert np.array_equal(same["crops"], kept["crops"])
+    steeper = rendered_crops.build(40, seed=4, keep_up=True, steep_tilt=(60.0, 70.0), side_tilt=(78.0, 85.0))
+    assert np.array_equal(steeper["labels"], kept["labels"])
+    changed = (steeper["crops"] != kept["crops"]).any(axis=(1, 2, 3))
+    # Only the steeper half of the dice and the dice seen from the side are drawn anew.
+    assert 0 < changed.sum() < len(changed)
+    out = tmp_path / "steep.npz"
+    args = ["--count", "40", "--seed", "4", "--keep-up", "--steep-tilt", "60", "70", "--side-tilt", "78", "85"]
+    assert synthetic_crops.main([*args, "--out", str(out)]) == 0
+    with np.load(out) as written:
+        assert np.array_equal(written["crops"], steeper["crops"])

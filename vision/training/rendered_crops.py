@@ -32,6 +32,8 @@ NEGATIVE_KINDS = ("table", "object", "half", "pair", "side")
 LEAN_SPREAD = 30.0
 STEEP_SHARE = 0.5
 STEEP_TILT = (15.0, 45.0)
+# How far a die seen from the side ("not a die face") leans: no face looks at the camera.
+SIDE_TILT = (55.0, 75.0)
 
 
 def jittered(box: DieBox, rng: np.random.Generator, keep_up: bool = False) -> DieBox:
@@ -67,19 +69,27 @@ def _scene(rng: np.random.Generator, size: float, target: DieSpec | None, extra:
     return Scene(canvas, canvas, kind, colour, tuple(dice), random_effects(rng, tuple(dice)), int(rng.integers(2**31)))
 
 
-def positive(rng: np.random.Generator, value: int, size: float, keep_up: bool = False) -> np.ndarray:
+def positive(
+    rng: np.random.Generator,
+    value: int,
+    size: float,
+    keep_up: bool = False,
+    steep_tilt: tuple[float, float] = STEEP_TILT,
+) -> np.ndarray:
     centre = size * 1.7
     target = random_die(rng, centre, centre, size, value=value)
     if keep_up:
         target = replace(target, tilt_direction=float(AWAY_FROM_CAMERA + rng.normal(0, LEAN_SPREAD)))
         if rng.random() < STEEP_SHARE:
-            target = replace(target, tilt=float(rng.uniform(*STEEP_TILT)))
+            target = replace(target, tilt=float(rng.uniform(*steep_tilt)))
     extra = _neighbours(rng, centre, centre, size, int(rng.choice((0, 0, 1, 2, 3))))
     rendered = render(_scene(rng, size, target, extra))
     return crop_die(rendered.frame, jittered(rendered.boxes[0], rng, keep_up))
 
 
-def negative(rng: np.random.Generator, size: float, keep_up: bool = False) -> np.ndarray:
+def negative(
+    rng: np.random.Generator, size: float, keep_up: bool = False, side_tilt: tuple[float, float] = SIDE_TILT
+) -> np.ndarray:
     kind = str(rng.choice(NEGATIVE_KINDS, p=(0.25, 0.25, 0.2, 0.15, 0.15)))
     centre = size * 1.7
     box = DieBox(centre, centre, size * rng.uniform(0.9, 1.3), size * rng.uniform(0.9, 1.3), float(rng.uniform(0, 90)))
@@ -106,7 +116,7 @@ def negative(rng: np.random.Generator, size: float, keep_up: bool = False) -> np
     else:  # side: leaning so far that no face looks at the camera
         target = random_die(rng, centre, centre, size)
         direction = target.angle + float(rng.choice((0, 45, 90, 135, 180, 225, 270, 315))) + rng.normal(0, 8)
-        target = replace(target, tilt=float(rng.uniform(55, 75)), tilt_direction=direction)
+        target = replace(target, tilt=float(rng.uniform(*side_tilt)), tilt_direction=direction)
         rendered = render(_scene(rng, size, target, []))
         frame, box = rendered.frame, jittered(rendered.boxes[0], rng, keep_up)
     return crop_die(frame, box)
@@ -158,17 +168,24 @@ def _draw_object(frame: np.ndarray, rng: np.random.Generator, centre: float, siz
 
 
 def build(
-    count: int, seed: int, sizes: tuple[float, float] = (20.0, 110.0), keep_up: bool = False
+    count: int,
+    seed: int,
+    sizes: tuple[float, float] = (20.0, 110.0),
+    keep_up: bool = False,
+    steep_tilt: tuple[float, float] = STEEP_TILT,
+    side_tilt: tuple[float, float] = SIDE_TILT,
 ) -> dict[str, np.ndarray]:
-    """`count` crops (N, 32, 32, 3) uint8 BGR and their labels (0..5 faces 1..6, 6 not a die)."""
+    """`count` crops (N, 32, 32, 3) uint8 BGR and their labels (0..5 faces 1..6, 6 not a die).
+    `steep_tilt` is how far the steeper half of the dice lean with `keep_up`, `side_tilt` how far
+    a die seen from the side leans."""
     rng = np.random.default_rng(seed)
     crops = np.empty((count, CROP_SIZE, CROP_SIZE, 3), np.uint8)
     labels = np.empty(count, np.int64)
     for i in range(count):
         size = float(math.exp(rng.uniform(math.log(sizes[0]), math.log(sizes[1]))))
         if rng.random() < NEGATIVE_SHARE:
-            crops[i], labels[i] = negative(rng, size, keep_up), NOT_A_DIE
+            crops[i], labels[i] = negative(rng, size, keep_up, side_tilt), NOT_A_DIE
         else:
             value = int(rng.integers(1, 7))
-            crops[i], labels[i] = positive(rng, value, size, keep_up), value - 1
+            crops[i], labels[i] = positive(rng, value, size, keep_up, steep_tilt), value - 1
     return {"crops": crops, "labels": labels}

@@ -31,6 +31,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="degrees the steeper half of the dice lean with --keep-up")  # fmt: skip
     parser.add_argument("--side-tilt", type=float, nargs=2, default=SIDE_TILT, metavar=("MIN", "MAX"),
                         help="degrees a die seen from the side (not a die face) leans")  # fmt: skip
+    parser.add_argument("--steep-min-size", type=float, default=0.0, metavar="PX",
+                        help="dice smaller than this keep the shipped steep range")  # fmt: skip
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     data = build(
@@ -39,6 +41,7 @@ def main(argv: list[str] | None = None) -> int:
         keep_up=args.keep_up,
         steep_tilt=tuple(args.steep_tilt),
         side_tilt=tuple(args.side_tilt),
+        steep_min_size=args.steep_min_size,
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(args.out, **data)

@@ -204,8 +204,17 @@ def test_rendered_crops_lean_as_far_as_asked_and_the_script_passes_it_on(tmp_pat
     changed = (steeper["crops"] != kept["crops"]).any(axis=(1, 2, 3))
     # Only the steeper half of the dice and the dice seen from the side are drawn anew.
     assert 0 < changed.sum() < len(changed)
+    # Dice under the size keep the shipped range: with every die under it, only the side views change.
+    big_only = rendered_crops.build(
+        40, seed=4, keep_up=True, steep_tilt=(60.0, 70.0), side_tilt=(78.0, 85.0), steep_min_size=1000.0
+    )
+    side_only = rendered_crops.build(40, seed=4, keep_up=True, side_tilt=(78.0, 85.0))
+    assert np.array_equal(big_only["crops"], side_only["crops"])
     out = tmp_path / "steep.npz"
     args = ["--count", "40", "--seed", "4", "--keep-up", "--steep-tilt", "60", "70", "--side-tilt", "78", "85"]
     assert synthetic_crops.main([*args, "--out", str(out)]) == 0
     with np.load(out) as written:
         assert np.array_equal(written["crops"], steeper["crops"])
+    assert synthetic_crops.main([*args, "--steep-min-size", "1000", "--out", str(out)]) == 0
+    with np.load(out) as written:
+        assert np.array_equal(written["crops"], big_only["crops"])

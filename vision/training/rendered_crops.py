@@ -75,13 +75,16 @@ def positive(
     size: float,
     keep_up: bool = False,
     steep_tilt: tuple[float, float] = STEEP_TILT,
+    steep_min_size: float = 0.0,
 ) -> np.ndarray:
     centre = size * 1.7
     target = random_die(rng, centre, centre, size, value=value)
     if keep_up:
         target = replace(target, tilt_direction=float(AWAY_FROM_CAMERA + rng.normal(0, LEAN_SPREAD)))
         if rng.random() < STEEP_SHARE:
-            target = replace(target, tilt=float(rng.uniform(*steep_tilt)))
+            # A small die leaning far shows a top face of a few pixels: it keeps the shipped range.
+            tilts = steep_tilt if size >= steep_min_size else STEEP_TILT
+            target = replace(target, tilt=float(rng.uniform(*tilts)))
     extra = _neighbours(rng, centre, centre, size, int(rng.choice((0, 0, 1, 2, 3))))
     rendered = render(_scene(rng, size, target, extra))
     return crop_die(rendered.frame, jittered(rendered.boxes[0], rng, keep_up))
@@ -174,10 +177,11 @@ def build(
     keep_up: bool = False,
     steep_tilt: tuple[float, float] = STEEP_TILT,
     side_tilt: tuple[float, float] = SIDE_TILT,
+    steep_min_size: float = 0.0,
 ) -> dict[str, np.ndarray]:
     """`count` crops (N, 32, 32, 3) uint8 BGR and their labels (0..5 faces 1..6, 6 not a die).
-    `steep_tilt` is how far the steeper half of the dice lean with `keep_up`, `side_tilt` how far
-    a die seen from the side leans."""
+    `steep_tilt` is how far the steeper half of the dice lean with `keep_up` (dice smaller than
+    `steep_min_size` pixels keep `STEEP_TILT`), `side_tilt` how far a die seen from the side leans."""
     rng = np.random.default_rng(seed)
     crops = np.empty((count, CROP_SIZE, CROP_SIZE, 3), np.uint8)
     labels = np.empty(count, np.int64)
@@ -187,5 +191,5 @@ def build(
             crops[i], labels[i] = negative(rng, size, keep_up, side_tilt), NOT_A_DIE
         else:
             value = int(rng.integers(1, 7))
-            crops[i], labels[i] = positive(rng, value, size, keep_up, steep_tilt), value - 1
+            crops[i], labels[i] = positive(rng, value, size, keep_up, steep_tilt, steep_min_size), value - 1
     return {"crops": crops, "labels": labels}

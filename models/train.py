@@ -258,6 +258,11 @@ def count_crops(name: str, sets: str) -> int:
     return len(np.load(BUILD / name)["labels"]) if name in sets.split(",") else 0
 
 
+def count_rendered_crops(sets: str) -> int:
+    """Crops of every rendered set (`synthetic*.npz`) among `sets`."""
+    return sum(count_crops(name, sets) for name in sets.split(",") if name.startswith("synthetic"))
+
+
 def card_path(out: Path) -> Path:
     """The shipped model's card, or, for a model written anywhere else, a card beside it: a
     trial run must not overwrite the card of the model that ships."""
@@ -382,6 +387,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--card-only", metavar="COMMAND", help="rewrite MODEL_CARD.md from the saved figures of COMMAND's run"
     )
+    parser.add_argument(
+        "--no-report",
+        action="store_true",
+        help="read no val or test crop: the figures go without their accuracy and no card is written "
+        "(for a model that is still being chosen)",
+    )
     args = parser.parse_args(argv)
     if args.card is None:
         args.card = card_path(args.out)
@@ -389,6 +400,11 @@ def main(argv: list[str] | None = None) -> int:
         figures = json.loads(args.out.with_suffix(".json").read_text())
         write_card(figures, args.card, args.card_only)
         return 0
+    missing = [BUILD / f"real_{split}.npz" for split in ("val", "test") if not (BUILD / f"real_{split}.npz").exists()]
+    if missing and not args.no_report:
+        raise SystemExit(
+            f"{missing[0]} is missing for the report: run python datasets/build_training_set.py, or pass --no-report"
+        )
     torch.set_num_threads(args.threads)
     started = time.time()
     net = train(args)
@@ -401,22 +417,25 @@ def main(argv: list[str] | None = None) -> int:
         "epochs": args.epochs,
         "crops_per_epoch": args.per_epoch or "all",
         "cpu_minutes": round(cpu_minutes, 1),
-        "synthetic_crops": count_crops("synthetic.npz", args.sets),
+        "synthetic_crops": count_rendered_crops(args.sets),
         "real_crops": count_crops("real_train.npz", args.sets),
         "matteop65_crops": count_crops("matteop65_train.npz", args.sets),
         "aws_crops": count_crops("aws_train.npz", args.sets),
         "sets": args.sets,
         "initial_weights": str(args.init) if args.init else None,
         "keep_up": args.keep_up,
+        "squash": args.squash,
+        "chroma": args.chroma,
         "size_bytes": args.out.stat().st_size,
         "latency_ms_6_crops": round(latency_ms(args.out), 3),
         "cpu": platform.processor() or platform.machine(),
-        "accuracy": report(args.out),
+        "accuracy": None if args.no_report else report(args.out),
     }
     summary = args.out.with_suffix(".json")
     summary.write_text(json.dumps(figures, indent=2) + "\n")
     command = "python models/train.py" + "".join(f" {a}" for a in (argv if argv is not None else sys.argv[1:]))
-    write_card(figures, args.card, command)
+    if not args.no_report:
+        write_card(figures, args.card, command)
     print(json.dumps(figures, indent=2))
     return 0
 

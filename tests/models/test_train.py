@@ -89,3 +89,32 @@ def test_a_model_trained_elsewhere_writes_its_card_beside_it_not_over_the_shippe
     assert card_path(tmp_path / "trial.onnx") == tmp_path / "trial.md"
     lodo = SHIPPED.parent / "lodo" / "without_aws_classifier.onnx"
     assert card_path(lodo) == lodo.with_suffix(".md") != SHIPPED_CARD
+
+
+def test_a_run_without_the_report_reads_no_val_crop_and_writes_no_card(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    import models.train as train_script
+
+    rng = np.random.default_rng(0)
+    for name in ("synthetic_steep.npz", "real_train.npz"):
+        crops = rng.integers(0, 256, (48, 32, 32, 3), dtype=np.uint8)
+        np.savez(tmp_path / name, crops=crops, labels=rng.integers(0, 7, 48))
+    # No real_val.npz or real_test.npz here: a report would fail to find them.
+    monkeypatch.setattr(train_script, "BUILD", tmp_path)
+    out = tmp_path / "trial.onnx"
+    args = ["--epochs", "1", "--per-epoch", "32", "--batch", "16", "--squash", "0.3", "--keep-up"]
+    assert (
+        train_script.main([*args, "--sets", "synthetic_steep.npz,real_train.npz", "--no-report", "--out", str(out)])
+        == 0
+    )
+    figures = json.loads(out.with_suffix(".json").read_text())
+    assert figures["accuracy"] is None
+    assert (figures["synthetic_crops"], figures["real_crops"], figures["squash"]) == (48, 48, 0.3)
+    assert out.exists() and not out.with_suffix(".md").exists()
+    # Asked for the report without its crops, it says so before training, not after.
+    with pytest.raises(SystemExit, match="real_val.npz is missing for the report"):
+        train_script.main([*args, "--sets", "real_train.npz", "--out", str(tmp_path / "reported.onnx")])
+    assert not (tmp_path / "reported.onnx").exists()

@@ -33,6 +33,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="degrees a die seen from the side (not a die face) leans")  # fmt: skip
     parser.add_argument("--steep-min-size", type=float, default=0.0, metavar="PX",
                         help="dice smaller than this keep the shipped steep range")  # fmt: skip
+    parser.add_argument("--side-min-size", type=float, default=0.0, metavar="PX",
+                        help="dice seen from the side smaller than this keep the shipped side range")  # fmt: skip
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     data = build(
@@ -42,6 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         steep_tilt=tuple(args.steep_tilt),
         side_tilt=tuple(args.side_tilt),
         steep_min_size=args.steep_min_size,
+        side_min_size=args.side_min_size,
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(args.out, **data)

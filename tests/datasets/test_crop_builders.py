@@ -210,6 +210,17 @@ def test_rendered_crops_lean_as_far_as_asked_and_the_script_passes_it_on(tmp_pat
     )
     side_only = rendered_crops.build(40, seed=4, keep_up=True, side_tilt=(78.0, 85.0))
     assert np.array_equal(big_only["crops"], side_only["crops"])
+    # With the side views held to their size as well, every die under it is drawn as shipped.
+    all_small = rendered_crops.build(
+        40,
+        seed=4,
+        keep_up=True,
+        steep_tilt=(60.0, 70.0),
+        side_tilt=(78.0, 85.0),
+        steep_min_size=1000.0,
+        side_min_size=1000.0,
+    )
+    assert np.array_equal(all_small["crops"], kept["crops"])
     out = tmp_path / "steep.npz"
     args = ["--count", "40", "--seed", "4", "--keep-up", "--steep-tilt", "60", "70", "--side-tilt", "78", "85"]
     assert synthetic_crops.main([*args, "--out", str(out)]) == 0
@@ -218,3 +229,6 @@ def test_rendered_crops_lean_as_far_as_asked_and_the_script_passes_it_on(tmp_pat
     assert synthetic_crops.main([*args, "--steep-min-size", "1000", "--out", str(out)]) == 0
     with np.load(out) as written:
         assert np.array_equal(written["crops"], big_only["crops"])
+    assert synthetic_crops.main([*args, "--steep-min-size", "1000", "--side-min-size", "1000", "--out", str(out)]) == 0
+    with np.load(out) as written:
+        assert np.array_equal(written["crops"], kept["crops"])

@@ -91,7 +91,11 @@ def positive(
 
 
 def negative(
-    rng: np.random.Generator, size: float, keep_up: bool = False, side_tilt: tuple[float, float] = SIDE_TILT
+    rng: np.random.Generator,
+    size: float,
+    keep_up: bool = False,
+    side_tilt: tuple[float, float] = SIDE_TILT,
+    side_min_size: float = 0.0,
 ) -> np.ndarray:
     kind = str(rng.choice(NEGATIVE_KINDS, p=(0.25, 0.25, 0.2, 0.15, 0.15)))
     centre = size * 1.7
@@ -119,7 +123,8 @@ def negative(
     else:  # side: leaning so far that no face looks at the camera
         target = random_die(rng, centre, centre, size)
         direction = target.angle + float(rng.choice((0, 45, 90, 135, 180, 225, 270, 315))) + rng.normal(0, 8)
-        target = replace(target, tilt=float(rng.uniform(*side_tilt)), tilt_direction=direction)
+        tilts = side_tilt if size >= side_min_size else SIDE_TILT
+        target = replace(target, tilt=float(rng.uniform(*tilts)), tilt_direction=direction)
         rendered = render(_scene(rng, size, target, []))
         frame, box = rendered.frame, jittered(rendered.boxes[0], rng, keep_up)
     return crop_die(frame, box)
@@ -178,17 +183,19 @@ def build(
     steep_tilt: tuple[float, float] = STEEP_TILT,
     side_tilt: tuple[float, float] = SIDE_TILT,
     steep_min_size: float = 0.0,
+    side_min_size: float = 0.0,
 ) -> dict[str, np.ndarray]:
     """`count` crops (N, 32, 32, 3) uint8 BGR and their labels (0..5 faces 1..6, 6 not a die).
     `steep_tilt` is how far the steeper half of the dice lean with `keep_up` (dice smaller than
-    `steep_min_size` pixels keep `STEEP_TILT`), `side_tilt` how far a die seen from the side leans."""
+    `steep_min_size` pixels keep `STEEP_TILT`), `side_tilt` how far a die seen from the side leans
+    (dice smaller than `side_min_size` keep `SIDE_TILT`)."""
     rng = np.random.default_rng(seed)
     crops = np.empty((count, CROP_SIZE, CROP_SIZE, 3), np.uint8)
     labels = np.empty(count, np.int64)
     for i in range(count):
         size = float(math.exp(rng.uniform(math.log(sizes[0]), math.log(sizes[1]))))
         if rng.random() < NEGATIVE_SHARE:
-            crops[i], labels[i] = negative(rng, size, keep_up, side_tilt), NOT_A_DIE
+            crops[i], labels[i] = negative(rng, size, keep_up, side_tilt, side_min_size), NOT_A_DIE
         else:
             value = int(rng.integers(1, 7))
             crops[i], labels[i] = positive(rng, value, size, keep_up, steep_tilt, steep_min_size), value - 1

@@ -398,6 +398,8 @@ def main(argv: list[str] | None = None) -> int:
         args.card = card_path(args.out)
     if args.card_only:
         figures = json.loads(args.out.with_suffix(".json").read_text())
+        if figures.get("accuracy") is None:
+            raise SystemExit(f"{args.out.with_suffix('.json')} has no accuracy (a --no-report run): no card to write")
         write_card(figures, args.card, args.card_only)
         return 0
     missing = [BUILD / f"real_{split}.npz" for split in ("val", "test") if not (BUILD / f"real_{split}.npz").exists()]

@@ -114,6 +114,9 @@ def test_a_run_without_the_report_reads_no_val_crop_and_writes_no_card(
     assert figures["accuracy"] is None
     assert (figures["synthetic_crops"], figures["real_crops"], figures["squash"]) == (48, 48, 0.3)
     assert out.exists() and not out.with_suffix(".md").exists()
+    with pytest.raises(SystemExit, match="no accuracy"):
+        train_script.main(["--out", str(out), "--card-only", "python models/train.py"])
+    assert not out.with_suffix(".md").exists()
     # Asked for the report without its crops, it says so before training, not after.
     with pytest.raises(SystemExit, match="real_val.npz is missing for the report"):
         train_script.main([*args, "--sets", "real_train.npz", "--out", str(tmp_path / "reported.onnx")])

@@ -402,7 +402,7 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(f"{args.out.with_suffix('.json')} has no accuracy (a --no-report run): no card to write")
         write_card(figures, args.card, args.card_only)
         return 0
-    missing = [BUILD / f"real_{split}.npz" for split in ("val", "test") if not (BUILD / f"real_{split}.npz").exists()]
+    missing = [path for path in (BUILD / "real_val.npz", BUILD / "real_test.npz") if not path.exists()]
     if missing and not args.no_report:
         raise SystemExit(
             f"{missing[0]} is missing for the report: run python datasets/build_training_set.py, or pass --no-report"

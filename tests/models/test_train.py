@@ -121,3 +121,23 @@ def test_a_run_without_the_report_reads_no_val_crop_and_writes_no_card(
     with pytest.raises(SystemExit, match="real_val.npz is missing for the report"):
         train_script.main([*args, "--sets", "real_train.npz", "--out", str(tmp_path / "reported.onnx")])
     assert not (tmp_path / "reported.onnx").exists()
+
+
+def test_width_scales_every_layer_and_one_is_the_shipped_network() -> None:
+    def channels(net: DieFaceNet) -> list[int]:
+        return [layer.out_channels for layer in net.features if isinstance(layer, torch.nn.Conv2d)]
+
+    assert channels(DieFaceNet()) == [16, 32, 64, 64, 96]
+    wide = DieFaceNet(2.0)
+    assert channels(wide) == [32, 64, 128, 128, 192]
+    assert wide(torch.rand(2, 3, 32, 32)).shape == (2, 7)
+
+
+@pytest.mark.parametrize("width", ["0", "-1", "100"])
+def test_an_absurd_width_is_refused_before_anything_is_read(width: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from models.train import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["--width", width, "--no-report", "--out", "/nonexistent/x.onnx"])
+    assert stopped.value.code == 2
+    assert "--width must lie between 0.25 and 8" in capsys.readouterr().err

@@ -290,9 +290,19 @@ def write_card(figures: dict, path: Path, command: str) -> None:
     else:
         turns = "random quarter turns, mirrors"
         tilts, rotations = "tilts up to 40 degrees with side faces", "random rotations"
+    width = figures.get("width", 1.0)  # figures from before --width are of the shipped width
+    channels = ", ".join(str(round(c * width)) for c in (16, 32, 64, 64, 96))
     path.write_text(
         CARD.format(
-            command=command, table=table, went_on=went_on, turns=turns, tilts=tilts, rotations=rotations, **figures
+            command=command,
+            table=table,
+            went_on=went_on,
+            turns=turns,
+            tilts=tilts,
+            rotations=rotations,
+            channels=channels,
+            features=round(96 * width),
+            **figures,
         )
     )
 
@@ -304,11 +314,11 @@ A compact CNN that reads the top face of one die from a 32x32 BGR crop cut by
 15% margin on each side, turned upright, sampled at 64x64 and averaged down.
 Outputs 7 probabilities: faces 1..6 and "not a die face". `vision.read.classifier` runs it
 with onnxruntime on the CPU, one intra-op thread. Two more outputs, added by
-`models/feature_outputs.py`, give the 96 pooled features the last layer reads (`embedding`) and
+`models/feature_outputs.py`, give the {features} pooled features the last layer reads (`embedding`) and
 that layer's output before the softmax (`logits`): a table's learner fits a fix of the last
 layer on them (`vision.adapt.last_layer`).
 
-- Architecture: 5 conv 3x3 + batch norm + ReLU layers (16, 32, 64, 64, 96 channels), three
+- Architecture: 5 conv 3x3 + batch norm + ReLU layers ({channels} channels), three
   2x2 max pools, global average pool, dropout, one linear layer, softmax (in the graph).
 - Size: {size_bytes} bytes, ONNX opset 18, input `crops` (N, 3, 32, 32) float in 0..1.
 - Training: {epochs} epochs of {crops_per_epoch} random crops, AdamW with a one-cycle schedule, label smoothing

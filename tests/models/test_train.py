@@ -141,3 +141,15 @@ def test_an_absurd_width_is_refused_before_anything_is_read(width: str, capsys: 
         main(["--width", width, "--no-report", "--out", "/nonexistent/x.onnx"])
     assert stopped.value.code == 2
     assert "--width must lie between 0.25 and 8" in capsys.readouterr().err
+
+
+def test_the_card_names_the_channels_of_the_width_trained(tmp_path: Path) -> None:
+    import json
+
+    from models.train import write_card
+
+    figures = json.loads(SHIPPED.with_suffix(".json").read_text()) | {"width": 2.0}
+    write_card(figures, tmp_path / "card.md", "python models/train.py --width 2")
+    card = (tmp_path / "card.md").read_text()
+    assert "(32, 64, 128, 128, 192 channels)" in card
+    assert "give the 192 pooled features" in card

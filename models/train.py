@@ -39,18 +39,26 @@ def conv(inputs: int, outputs: int) -> list[nn.Module]:
     return [nn.Conv2d(inputs, outputs, 3, padding=1, bias=False), nn.BatchNorm2d(outputs), nn.ReLU(inplace=True)]
 
 
+CHANNELS = (16, 32, 64, 64, 96)  # the shipped network's conv layers
+
+
+def channels_at(width: float) -> tuple[int, ...]:
+    """The conv layers' channels of a network `width` times as wide as the shipped one."""
+    return tuple(round(n * width) for n in CHANNELS)
+
+
 class DieFaceNet(nn.Module):
     """About 117k weights at width 1; 32x32 in, 7 probabilities out. `width` scales every
     layer's channels (1.0: the shipped network)."""
 
     def __init__(self, width: float = 1.0) -> None:
         super().__init__()
-        a, b, c, d = (round(channels * width) for channels in (16, 32, 64, 96))
+        a, b, c, c2, d = channels_at(width)
         self.features = nn.Sequential(
             *conv(3, a), nn.MaxPool2d(2),
             *conv(a, b), nn.MaxPool2d(2),
-            *conv(b, c), *conv(c, c), nn.MaxPool2d(2),
-            *conv(c, d), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+            *conv(b, c), *conv(c, c2), nn.MaxPool2d(2),
+            *conv(c2, d), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
         )  # fmt: skip
         self.head = nn.Sequential(nn.Dropout(0.2), nn.Linear(d, N_CLASSES))
 
@@ -290,8 +298,7 @@ def write_card(figures: dict, path: Path, command: str) -> None:
     else:
         turns = "random quarter turns, mirrors"
         tilts, rotations = "tilts up to 40 degrees with side faces", "random rotations"
-    width = figures.get("width", 1.0)  # figures from before --width are of the shipped width
-    channels = ", ".join(str(round(c * width)) for c in (16, 32, 64, 64, 96))
+    layers = channels_at(figures.get("width", 1.0))  # figures from before --width: the shipped width
     path.write_text(
         CARD.format(
             command=command,
@@ -300,8 +307,8 @@ def write_card(figures: dict, path: Path, command: str) -> None:
             turns=turns,
             tilts=tilts,
             rotations=rotations,
-            channels=channels,
-            features=round(96 * width),
+            channels=", ".join(map(str, layers)),
+            features=layers[-1],
             **figures,
         )
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -16,11 +17,14 @@ from models.train import (  # noqa: E402
     SHIPPED,
     SHIPPED_CARD,
     DieFaceNet,
+    augment,
     card_path,
     freeze_batch_norms,
     load_exported_classifier,
+    main,
     squashed,
     to_tensor,
+    write_card,
 )
 from vision.read.classifier import load_default_classifier  # noqa: E402
 from vision.read.models import default_model_path  # noqa: E402
@@ -51,8 +55,6 @@ def test_frozen_batch_norms_keep_their_statistics_while_the_net_trains() -> None
 
 def _turns_seen(keep_up: bool) -> set[str]:
     """Where a pattern drawn in the top half of a crop ends up after augmenting, over many batches."""
-    from models.train import augment
-
     pattern = torch.full((8, 3, 32, 32), 0.5)
     pattern[:, :, :16] = (torch.arange(16)[:, None] // 4 + torch.arange(32)[None, :] // 4) % 2  # coarse checks
     where = set()
@@ -94,8 +96,6 @@ def test_a_model_trained_elsewhere_writes_its_card_beside_it_not_over_the_shippe
 def test_a_run_without_the_report_reads_no_val_crop_and_writes_no_card(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import json
-
     import models.train as train_script
 
     rng = np.random.default_rng(0)
@@ -135,8 +135,6 @@ def test_width_scales_every_layer_and_one_is_the_shipped_network() -> None:
 
 @pytest.mark.parametrize("width", ["0", "-1", "100"])
 def test_an_absurd_width_is_refused_before_anything_is_read(width: str, capsys: pytest.CaptureFixture[str]) -> None:
-    from models.train import main
-
     with pytest.raises(SystemExit) as stopped:
         main(["--width", width, "--no-report", "--out", "/nonexistent/x.onnx"])
     assert stopped.value.code == 2
@@ -144,10 +142,6 @@ def test_an_absurd_width_is_refused_before_anything_is_read(width: str, capsys: 
 
 
 def test_the_card_names_the_channels_of_the_width_trained(tmp_path: Path) -> None:
-    import json
-
-    from models.train import write_card
-
     figures = json.loads(SHIPPED.with_suffix(".json").read_text()) | {"width": 2.0}
     write_card(figures, tmp_path / "card.md", "python models/train.py --width 2")
     card = (tmp_path / "card.md").read_text()

@@ -3,7 +3,8 @@
     python datasets/synthetic_crops.py --count 60000 --out datasets/build/synthetic.npz
 
 The crops come from `vision.training.rendered_crops.build`; `--keep-up` leans the dice away from
-the camera and does not turn the crops.
+the camera and does not turn the crops, and `--steep-from N` gives the leaning ranges only to the
+crops from index N on.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="dice smaller than this keep the shipped steep range")  # fmt: skip
     parser.add_argument("--side-min-size", type=float, default=0.0, metavar="PX",
                         help="dice seen from the side smaller than this keep the shipped side range")  # fmt: skip
+    parser.add_argument("--steep-from", type=int, default=0, metavar="N",
+                        help="the crops before this index keep the shipped ranges")  # fmt: skip
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     data = build(
@@ -45,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         side_tilt=tuple(args.side_tilt),
         steep_min_size=args.steep_min_size,
         side_min_size=args.side_min_size,
+        steep_from=args.steep_from,
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(args.out, **data)

@@ -149,6 +149,22 @@ def test_kept_up_rendered_crops_are_reproducible_and_differ_from_the_turned_ones
         assert np.array_equal(written["crops"], kept["crops"])
 
 
+def test_steep_from_keeps_the_shipped_lean_before_it_and_the_labels_everywhere(tmp_path: Path) -> None:
+    steep = {"steep_tilt": (15.0, 65.0), "side_tilt": (75.0, 85.0), "steep_min_size": 40.0}
+    shipped = rendered_crops.build(24, seed=6, keep_up=True)
+    leaning = rendered_crops.build(24, seed=6, keep_up=True, **steep)
+    assert not np.array_equal(shipped["crops"], leaning["crops"])
+    mixed = rendered_crops.build(24, seed=6, keep_up=True, steep_from=12, **steep)
+    assert np.array_equal(mixed["crops"][:12], shipped["crops"][:12])
+    assert np.array_equal(mixed["crops"][12:], leaning["crops"][12:])
+    assert np.array_equal(mixed["labels"], shipped["labels"]) and np.array_equal(mixed["labels"], leaning["labels"])
+    out = tmp_path / "mixed.npz"
+    args = ["--count", "24", "--seed", "6", "--keep-up", "--steep-tilt", "15", "65", "--side-tilt", "75", "85"]
+    assert synthetic_crops.main([*args, "--steep-min-size", "40", "--steep-from", "12", "--out", str(out)]) == 0
+    with np.load(out) as written:
+        assert np.array_equal(written["crops"], mixed["crops"])
+
+
 def test_the_script_cuts_kept_up_crops(yolo_set: Path, tmp_path: Path) -> None:
     out = tmp_path / "kept.npz"
     args = [str(yolo_set), "--scales", "0", "--augment", "2", "--seed", "0", "--out", str(out)]

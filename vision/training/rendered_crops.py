@@ -184,19 +184,24 @@ def build(
     side_tilt: tuple[float, float] = SIDE_TILT,
     steep_min_size: float = 0.0,
     side_min_size: float = 0.0,
+    steep_from: int = 0,
 ) -> dict[str, np.ndarray]:
     """`count` crops (N, 32, 32, 3) uint8 BGR and their labels (0..5 faces 1..6, 6 not a die).
     `steep_tilt` is how far the steeper half of the dice lean with `keep_up` (dice smaller than
     `steep_min_size` pixels keep `STEEP_TILT`), `side_tilt` how far a die seen from the side leans
-    (dice smaller than `side_min_size` keep `SIDE_TILT`)."""
+    (dice smaller than `side_min_size` keep `SIDE_TILT`). The crops before index `steep_from` keep
+    the shipped ranges; since the ranges change no count of random draws, they are the very crops
+    a build with the shipped ranges makes."""
     rng = np.random.default_rng(seed)
     crops = np.empty((count, CROP_SIZE, CROP_SIZE, 3), np.uint8)
     labels = np.empty(count, np.int64)
     for i in range(count):
+        steep, side = (steep_tilt, side_tilt) if i >= steep_from else (STEEP_TILT, SIDE_TILT)
+        steep_min, side_min = (steep_min_size, side_min_size) if i >= steep_from else (0.0, 0.0)
         size = float(math.exp(rng.uniform(math.log(sizes[0]), math.log(sizes[1]))))
         if rng.random() < NEGATIVE_SHARE:
-            crops[i], labels[i] = negative(rng, size, keep_up, side_tilt, side_min_size), NOT_A_DIE
+            crops[i], labels[i] = negative(rng, size, keep_up, side, side_min), NOT_A_DIE
         else:
             value = int(rng.integers(1, 7))
-            crops[i], labels[i] = positive(rng, value, size, keep_up, steep_tilt, steep_min_size), value - 1
+            crops[i], labels[i] = positive(rng, value, size, keep_up, steep, steep_min), value - 1
     return {"crops": crops, "labels": labels}

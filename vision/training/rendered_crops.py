@@ -195,9 +195,10 @@ def build(
     rng = np.random.default_rng(seed)
     crops = np.empty((count, CROP_SIZE, CROP_SIZE, 3), np.uint8)
     labels = np.empty(count, np.int64)
+    shipped_ranges = (STEEP_TILT, SIDE_TILT, 0.0, 0.0)
+    asked_ranges = (steep_tilt, side_tilt, steep_min_size, side_min_size)
     for i in range(count):
-        steep, side = (steep_tilt, side_tilt) if i >= steep_from else (STEEP_TILT, SIDE_TILT)
-        steep_min, side_min = (steep_min_size, side_min_size) if i >= steep_from else (0.0, 0.0)
+        steep, side, steep_min, side_min = asked_ranges if i >= steep_from else shipped_ranges
         size = float(math.exp(rng.uniform(math.log(sizes[0]), math.log(sizes[1]))))
         if rng.random() < NEGATIVE_SHARE:
             crops[i], labels[i] = negative(rng, size, keep_up, side, side_min), NOT_A_DIE

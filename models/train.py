@@ -188,7 +188,11 @@ def train(args: argparse.Namespace) -> nn.Module:
     per_epoch = min(len(y), args.per_epoch or len(y))
     steps = args.epochs * ((per_epoch + args.batch - 1) // args.batch)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=args.lr, total_steps=steps, pct_start=0.15)
-    for epoch in range(args.epochs):
+    first = 0
+    if args.checkpoint and args.checkpoint.exists():
+        first = resume(args, net, optimiser, schedule, generator)
+        print(f"going on from {args.checkpoint} after epoch {first}", flush=True)
+    for epoch in range(first, args.epochs):
         net.train()
         if args.init:  # the folded statistics hold; only weights and batch-norm scales learn
             freeze_batch_norms(net)
@@ -209,7 +213,67 @@ def train(args: argparse.Namespace) -> nn.Module:
             total += len(idx)
         scores = f"loss {loss_sum / total:.4f} train acc {correct / total:.4f}"
         print(f"epoch {epoch + 1}/{args.epochs}: {scores} ({time.time() - started:.0f} s)", flush=True)
+        if args.checkpoint:
+            save_checkpoint(args, epoch + 1, net, optimiser, schedule, generator)
     return net.eval()
+
+
+# What a checkpoint must agree on to be gone on from: everything that shapes the training.
+RECIPE = ("epochs", "per_epoch", "batch", "lr", "seed", "chroma", "squash", "width", "keep_up", "init", "sets")
+
+
+def recipe(args: argparse.Namespace) -> dict[str, object]:
+    return {name: str(getattr(args, name)) for name in RECIPE}
+
+
+def save_checkpoint(
+    args: argparse.Namespace,
+    epochs_done: int,
+    net: nn.Module,
+    optimiser: torch.optim.Optimizer,
+    schedule: torch.optim.lr_scheduler.LRScheduler,
+    generator: torch.Generator,
+) -> None:
+    """Everything needed to go on after `epochs_done` epochs as if never stopped; written
+    whole or not at all, so a run killed while saving keeps its last good checkpoint."""
+    state = {
+        "recipe": recipe(args),
+        "epochs_done": epochs_done,
+        "net": net.state_dict(),
+        "optimiser": optimiser.state_dict(),
+        "schedule": schedule.state_dict(),
+        "generator": generator.get_state(),
+        "torch_rng": torch.get_rng_state(),
+        "seconds": args.seconds_before + time.time() - args.started,
+        "cpu_seconds": args.cpu_seconds_before + time.process_time(),
+    }
+    partial = args.checkpoint.with_name(args.checkpoint.name + ".partial")
+    torch.save(state, partial)
+    partial.replace(args.checkpoint)
+
+
+def resume(
+    args: argparse.Namespace,
+    net: nn.Module,
+    optimiser: torch.optim.Optimizer,
+    schedule: torch.optim.lr_scheduler.LRScheduler,
+    generator: torch.Generator,
+) -> int:
+    """Load `args.checkpoint` into the training's parts; returns the epochs it had done."""
+    state = torch.load(args.checkpoint, weights_only=True)
+    if state["recipe"] != recipe(args):
+        differ = sorted(k for k in RECIPE if state["recipe"].get(k) != recipe(args)[k])
+        raise SystemExit(
+            f"{args.checkpoint} was saved by a training with other settings ({', '.join(differ)}): "
+            "remove it or name another --checkpoint"
+        )
+    net.load_state_dict(state["net"])
+    optimiser.load_state_dict(state["optimiser"])
+    schedule.load_state_dict(state["schedule"])
+    generator.set_state(state["generator"])
+    torch.set_rng_state(state["torch_rng"])
+    args.seconds_before, args.cpu_seconds_before = state["seconds"], state["cpu_seconds"]
+    return int(state["epochs_done"])
 
 
 def export(net: nn.Module, path: Path) -> None:
@@ -400,6 +464,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="crop sets under datasets/build/")  # fmt: skip
     parser.add_argument("--out", type=Path, default=SHIPPED)
     parser.add_argument(
+        "--checkpoint",
+        type=Path,
+        default=None,
+        help="save the training here after every epoch and, if it exists, go on from it (removed once exported)",
+    )
+    parser.add_argument(
         "--card",
         type=Path,
         default=None,
@@ -432,11 +502,13 @@ def main(argv: list[str] | None = None) -> int:
             f"{missing[0]} is missing for the report: run python datasets/build_training_set.py, or pass --no-report"
         )
     torch.set_num_threads(args.threads)
-    started = time.time()
-    net = train(args)
-    minutes = (time.time() - started) / 60
-    cpu_minutes = time.process_time() / 60
+    args.started, args.seconds_before, args.cpu_seconds_before = time.time(), 0.0, 0.0
+    net = train(args)  # a resumed training sets the *_before times from its checkpoint
+    minutes = (args.seconds_before + time.time() - args.started) / 60
+    cpu_minutes = (args.cpu_seconds_before + time.process_time()) / 60
     export(net, args.out)
+    if args.checkpoint:
+        args.checkpoint.unlink(missing_ok=True)
     figures = {
         "training_minutes": round(minutes, 1),
         "threads": args.threads,

@@ -93,15 +93,19 @@ def test_a_model_trained_elsewhere_writes_its_card_beside_it_not_over_the_shippe
     assert card_path(lodo) == lodo.with_suffix(".md") != SHIPPED_CARD
 
 
+def _tiny_crop_sets(where: Path) -> None:
+    rng = np.random.default_rng(0)
+    for name in ("synthetic_steep.npz", "real_train.npz"):
+        crops = rng.integers(0, 256, (48, 32, 32, 3), dtype=np.uint8)
+        np.savez(where / name, crops=crops, labels=rng.integers(0, 7, 48))
+
+
 def test_a_run_without_the_report_reads_no_val_crop_and_writes_no_card(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import models.train as train_script
 
-    rng = np.random.default_rng(0)
-    for name in ("synthetic_steep.npz", "real_train.npz"):
-        crops = rng.integers(0, 256, (48, 32, 32, 3), dtype=np.uint8)
-        np.savez(tmp_path / name, crops=crops, labels=rng.integers(0, 7, 48))
+    _tiny_crop_sets(tmp_path)
     # No real_val.npz or real_test.npz here: a report would fail to find them.
     monkeypatch.setattr(train_script, "BUILD", tmp_path)
     out = tmp_path / "trial.onnx"
@@ -147,3 +151,59 @@ def test_the_card_names_the_channels_of_the_width_trained(tmp_path: Path) -> Non
     card = (tmp_path / "card.md").read_text()
     assert "(32, 64, 128, 128, 192 channels)" in card
     assert "give the 192 pooled features" in card
+
+
+def _weights(model: Path) -> list[np.ndarray]:
+    import onnx
+    from onnx import numpy_helper
+
+    return [numpy_helper.to_array(t) for t in onnx.load(str(model)).graph.initializer]
+
+
+def test_a_stopped_training_goes_on_from_its_checkpoint_to_the_same_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import models.train as train_script
+
+    _tiny_crop_sets(tmp_path)
+    monkeypatch.setattr(train_script, "BUILD", tmp_path)
+    args = ["--epochs", "3", "--per-epoch", "32", "--batch", "16", "--squash", "0.3", "--no-report"]
+    args += ["--sets", "synthetic_steep.npz,real_train.npz"]
+    assert train_script.main([*args, "--out", str(tmp_path / "straight.onnx")]) == 0
+
+    checkpoint = tmp_path / "trial.pt"
+    save = train_script.save_checkpoint
+
+    def save_then_stop(*saved: object) -> None:
+        save(*saved)  # type: ignore[arg-type]
+        if saved[1] == 2:
+            raise KeyboardInterrupt  # killed after its second epoch
+
+    monkeypatch.setattr(train_script, "save_checkpoint", save_then_stop)
+    resumed = tmp_path / "resumed.onnx"
+    with pytest.raises(KeyboardInterrupt):
+        train_script.main([*args, "--checkpoint", str(checkpoint), "--out", str(resumed)])
+    assert checkpoint.exists() and not resumed.exists()
+    assert train_script.main([*args, "--checkpoint", str(checkpoint), "--out", str(resumed)]) == 0
+
+    assert not checkpoint.exists()
+    for ours, theirs in zip(_weights(resumed), _weights(tmp_path / "straight.onnx"), strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
+    assert json.loads(resumed.with_suffix(".json").read_text())["epochs"] == 3
+
+
+def test_a_checkpoint_of_other_settings_is_refused_and_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import models.train as train_script
+
+    _tiny_crop_sets(tmp_path)
+    monkeypatch.setattr(train_script, "BUILD", tmp_path)
+    checkpoint = tmp_path / "trial.pt"
+    args = ["--epochs", "1", "--per-epoch", "32", "--batch", "16", "--no-report"]
+    args += ["--sets", "synthetic_steep.npz,real_train.npz", "--checkpoint", str(checkpoint)]
+    monkeypatch.setattr(train_script, "export", lambda net, path: (_ for _ in ()).throw(KeyboardInterrupt))
+    with pytest.raises(KeyboardInterrupt):
+        train_script.main([*args, "--out", str(tmp_path / "a.onnx")])
+    saved = checkpoint.read_bytes()
+    with pytest.raises(SystemExit, match=r"other settings \(seed\)"):
+        train_script.main([*args, "--seed", "5", "--out", str(tmp_path / "b.onnx")])
+    assert checkpoint.read_bytes() == saved and not (tmp_path / "b.onnx").exists()

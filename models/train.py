@@ -260,9 +260,16 @@ def resume(
     generator: torch.Generator,
 ) -> int:
     """Load `args.checkpoint` into the training's parts; returns the epochs it had done."""
-    state = torch.load(args.checkpoint, weights_only=True)
-    if state["recipe"] != recipe(args):
-        differ = sorted(k for k in RECIPE if state["recipe"].get(k) != recipe(args)[k])
+    try:
+        state = torch.load(args.checkpoint, weights_only=True)
+        saved_recipe = state["recipe"]
+    except Exception as error:  # torch raises many kinds for a file that is not its checkpoint
+        raise SystemExit(
+            f"{args.checkpoint} is not a checkpoint of this script ({type(error).__name__}): "
+            "remove it or name another --checkpoint"
+        ) from error
+    if saved_recipe != recipe(args):
+        differ = sorted(k for k in RECIPE if saved_recipe.get(k) != recipe(args)[k])
         raise SystemExit(
             f"{args.checkpoint} was saved by a training with other settings ({', '.join(differ)}): "
             "remove it or name another --checkpoint"

@@ -207,3 +207,16 @@ def test_a_checkpoint_of_other_settings_is_refused_and_kept(tmp_path: Path, monk
     with pytest.raises(SystemExit, match=r"other settings \(seed\)"):
         train_script.main([*args, "--seed", "5", "--out", str(tmp_path / "b.onnx")])
     assert checkpoint.read_bytes() == saved and not (tmp_path / "b.onnx").exists()
+
+
+def test_a_file_that_is_no_checkpoint_is_refused_and_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import models.train as train_script
+
+    _tiny_crop_sets(tmp_path)
+    monkeypatch.setattr(train_script, "BUILD", tmp_path)
+    checkpoint = tmp_path / "trial.pt"
+    checkpoint.write_bytes(b"not a checkpoint")
+    args = ["--epochs", "1", "--per-epoch", "32", "--batch", "16", "--no-report", "--out", str(tmp_path / "a.onnx")]
+    with pytest.raises(SystemExit, match="is not a checkpoint of this script"):
+        train_script.main([*args, "--sets", "synthetic_steep.npz,real_train.npz", "--checkpoint", str(checkpoint)])
+    assert checkpoint.read_bytes() == b"not a checkpoint" and not (tmp_path / "a.onnx").exists()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pytest
@@ -93,21 +94,21 @@ def test_a_model_trained_elsewhere_writes_its_card_beside_it_not_over_the_shippe
     assert card_path(lodo) == lodo.with_suffix(".md") != SHIPPED_CARD
 
 
-def _tiny_crop_sets(where: Path) -> None:
+@pytest.fixture
+def tiny_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """The training script, reading two tiny crop sets from `tmp_path` as its build folder."""
+    import models.train as train_script
+
     rng = np.random.default_rng(0)
     for name in ("synthetic_steep.npz", "real_train.npz"):
         crops = rng.integers(0, 256, (48, 32, 32, 3), dtype=np.uint8)
-        np.savez(where / name, crops=crops, labels=rng.integers(0, 7, 48))
-
-
-def test_a_run_without_the_report_reads_no_val_crop_and_writes_no_card(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import models.train as train_script
-
-    _tiny_crop_sets(tmp_path)
-    # No real_val.npz or real_test.npz here: a report would fail to find them.
+        np.savez(tmp_path / name, crops=crops, labels=rng.integers(0, 7, 48))
     monkeypatch.setattr(train_script, "BUILD", tmp_path)
+    return train_script
+
+
+def test_a_run_without_the_report_reads_no_val_crop_and_writes_no_card(tmp_path: Path, tiny_build: ModuleType) -> None:
+    train_script = tiny_build  # no real_val.npz or real_test.npz here: a report would fail to find them
     out = tmp_path / "trial.onnx"
     args = ["--epochs", "1", "--per-epoch", "32", "--batch", "16", "--squash", "0.3", "--keep-up"]
     assert (
@@ -161,12 +162,9 @@ def _weights(model: Path) -> list[np.ndarray]:
 
 
 def test_a_stopped_training_goes_on_from_its_checkpoint_to_the_same_model(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, tiny_build: ModuleType, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import models.train as train_script
-
-    _tiny_crop_sets(tmp_path)
-    monkeypatch.setattr(train_script, "BUILD", tmp_path)
+    train_script = tiny_build
     args = ["--epochs", "3", "--per-epoch", "32", "--batch", "16", "--squash", "0.3", "--no-report"]
     args += ["--sets", "synthetic_steep.npz,real_train.npz"]
     assert train_script.main([*args, "--out", str(tmp_path / "straight.onnx")]) == 0
@@ -192,11 +190,10 @@ def test_a_stopped_training_goes_on_from_its_checkpoint_to_the_same_model(
     assert json.loads(resumed.with_suffix(".json").read_text())["epochs"] == 3
 
 
-def test_a_checkpoint_of_other_settings_is_refused_and_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import models.train as train_script
-
-    _tiny_crop_sets(tmp_path)
-    monkeypatch.setattr(train_script, "BUILD", tmp_path)
+def test_a_checkpoint_of_other_settings_is_refused_and_kept(
+    tmp_path: Path, tiny_build: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    train_script = tiny_build
     checkpoint = tmp_path / "trial.pt"
     args = ["--epochs", "1", "--per-epoch", "32", "--batch", "16", "--no-report"]
     args += ["--sets", "synthetic_steep.npz,real_train.npz", "--checkpoint", str(checkpoint)]
@@ -209,11 +206,8 @@ def test_a_checkpoint_of_other_settings_is_refused_and_kept(tmp_path: Path, monk
     assert checkpoint.read_bytes() == saved and not (tmp_path / "b.onnx").exists()
 
 
-def test_a_file_that_is_no_checkpoint_is_refused_and_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import models.train as train_script
-
-    _tiny_crop_sets(tmp_path)
-    monkeypatch.setattr(train_script, "BUILD", tmp_path)
+def test_a_file_that_is_no_checkpoint_is_refused_and_kept(tmp_path: Path, tiny_build: ModuleType) -> None:
+    train_script = tiny_build
     checkpoint = tmp_path / "trial.pt"
     checkpoint.write_bytes(b"not a checkpoint")
     args = ["--epochs", "1", "--per-epoch", "32", "--batch", "16", "--no-report", "--out", str(tmp_path / "a.onnx")]

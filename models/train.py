@@ -369,7 +369,15 @@ def write_card(figures: dict, path: Path, command: str) -> None:
     else:
         turns = "random quarter turns, mirrors"
         tilts, rotations = "tilts up to 40 degrees with side faces", "random rotations"
-    layers = channels_at(figures.get("width", 1.0))  # figures from before --width: the shipped width
+    layers = channels_at(figures.get("width", 1.0))  # figures from before --width: the first width
+    squash = figures.get("squash", 0.0)
+    squash_note = f", {100 * squash:.0f}% of the crops squashed as a tilted camera sees them" if squash else ""
+    mix_note = (
+        " In `synthetic_mix.npz` the second half of the crops lean further: dice 40 px and up 15 to 65"
+        " degrees, side views 75 to 85."
+        if "synthetic_mix.npz" in figures["sets"].split(",")
+        else ""
+    )
     path.write_text(
         CARD.format(
             command=command,
@@ -380,6 +388,8 @@ def write_card(figures: dict, path: Path, command: str) -> None:
             rotations=rotations,
             channels=", ".join(map(str, layers)),
             features=layers[-1],
+            squash_note=squash_note,
+            mix_note=mix_note,
             **figures,
         )
     )
@@ -401,7 +411,7 @@ layer on them (`vision.adapt.last_layer`).
 - Size: {size_bytes} bytes, ONNX opset 18, input `crops` (N, 3, 32, 32) float in 0..1.
 - Training: {epochs} epochs of {crops_per_epoch} random crops, AdamW with a one-cycle schedule, label smoothing
   0.05, {turns}, channel swaps, inversion, grey, contrast, brightness, blur and
-  noise. {training_minutes} minutes wall clock ({cpu_minutes} CPU minutes) with
+  noise{squash_note}. {training_minutes} minutes wall clock ({cpu_minutes} CPU minutes) with
   `--threads {threads}` on a 2-core machine shared with other jobs.{went_on}
 - Command: `{command}`
 
@@ -413,7 +423,7 @@ layer on them (`vision.adapt.last_layer`).
   die sizes 20 to 110 px, spins, {tilts}, translucent
   dice, glare, shadows, blur, noise, JPEG, neighbouring dice at the crop edge. One crop
   in five is "not a die face": bare table, coins, poker chips and other shapes, half a
-  die, two dice in one box, dice leaning 55 to 75 degrees.
+  die, two dice in one box, dice leaning 55 to 75 degrees.{mix_note}
 - Real `train` splits (`datasets/extract_crops.py`), as `--sets` lists them ({sets}):
   - nellbyler-d6: every die at full size and with the photo shrunk to 1600, 1280, 960, 640
     and 480 px on the long side (dice about 170 down to 30 px), five crops per die and scale
@@ -487,6 +497,12 @@ def main(argv: list[str] | None = None) -> int:
         "--card-only", metavar="COMMAND", help="rewrite MODEL_CARD.md from the saved figures of COMMAND's run"
     )
     parser.add_argument(
+        "--report-only",
+        action="store_true",
+        help="add the val and test accuracy to the figures of the model at --out (one trained with --no-report, "
+        "once it is chosen)",
+    )
+    parser.add_argument(
         "--no-report",
         action="store_true",
         help="read no val or test crop: the figures go without their accuracy and no card is written "
@@ -504,6 +520,15 @@ def main(argv: list[str] | None = None) -> int:
         write_card(figures, args.card, args.card_only)
         return 0
     missing = [path for path in (BUILD / "real_val.npz", BUILD / "real_test.npz") if not path.exists()]
+    if args.report_only:
+        summary = args.out.with_suffix(".json")
+        if not summary.exists():
+            raise SystemExit(f"{summary} is missing: --report-only adds to the figures of a finished training")
+        if missing:
+            raise SystemExit(f"{missing[0]} is missing for the report: run python datasets/build_training_set.py")
+        figures = json.loads(summary.read_text()) | {"accuracy": report(args.out)}
+        summary.write_text(json.dumps(figures, indent=2) + "\n")
+        return 0
     if missing and not args.no_report:
         raise SystemExit(
             f"{missing[0]} is missing for the report: run python datasets/build_training_set.py, or pass --no-report"

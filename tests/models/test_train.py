@@ -27,7 +27,7 @@ from models.train import (  # noqa: E402
     to_tensor,
     write_card,
 )
-from vision.read.classifier import load_default_classifier  # noqa: E402
+from vision.read.classifier import NOT_A_DIE, load_default_classifier  # noqa: E402
 from vision.read.models import default_model_path  # noqa: E402
 
 
@@ -126,6 +126,30 @@ def test_a_run_without_the_report_reads_no_val_crop_and_writes_no_card(tmp_path:
     with pytest.raises(SystemExit, match="real_val.npz is missing for the report"):
         train_script.main([*args, "--sets", "real_train.npz", "--out", str(tmp_path / "reported.onnx")])
     assert not (tmp_path / "reported.onnx").exists()
+
+
+def test_a_chosen_model_gets_its_report_after_a_run_without_it(tmp_path: Path, tiny_build: ModuleType) -> None:
+    train_script = tiny_build
+    out = tmp_path / "chosen.onnx"
+    with pytest.raises(SystemExit, match="chosen.json is missing"):
+        train_script.main(["--out", str(out), "--report-only"])
+    args = ["--epochs", "1", "--per-epoch", "32", "--batch", "16", "--keep-up", "--sets", "real_train.npz"]
+    assert train_script.main([*args, "--no-report", "--out", str(out)]) == 0
+    trained = json.loads(out.with_suffix(".json").read_text())
+    with pytest.raises(SystemExit, match="real_val.npz is missing"):
+        train_script.main(["--out", str(out), "--report-only"])
+    rng = np.random.default_rng(1)
+    for split in ("val", "test"):
+        crops = rng.integers(0, 256, (12, 32, 32, 3), dtype=np.uint8)
+        labels, scales = np.tile([0, 5, NOT_A_DIE], 4), np.repeat([0, 640], 6)
+        np.savez(tmp_path / f"real_{split}.npz", crops=crops, labels=labels, scales=scales)
+    assert train_script.main(["--out", str(out), "--report-only"]) == 0
+    figures = json.loads(out.with_suffix(".json").read_text())
+    assert sorted(figures["accuracy"]) == ["test/0", "test/640", "val/0", "val/640"]
+    assert figures["accuracy"]["val/640"]["dice"] == 4 and figures["accuracy"]["val/640"]["negatives"] == 2
+    assert figures | {"accuracy": None} == trained  # nothing else of the training's figures changes
+    assert train_script.main(["--out", str(out), "--card-only", "python models/train.py --seed 2"]) == 0
+    assert "`python models/train.py --seed 2`" in out.with_suffix(".md").read_text()
 
 
 def test_width_scales_every_layer_and_one_is_the_shipped_network() -> None:

@@ -2,7 +2,7 @@
 in one run, one thread, on the same frames.
 
     python benchmarks/compare_live.py [--repeat 20] [--mirrored] [--no-coarse] [--always-coarse] [--all-pips]
-        [--no-near-misses] [--network] [--json] FRAME...
+        [--no-near-misses] [--network] [--classifier-model MODEL] [--json] FRAME...
 
 `--mirrored` also times the live reader with the detector looking at the frame mirrored too
 (`DetectorSettings(views=2)`), to show what that view costs; `--no-coarse` also times it
@@ -12,10 +12,11 @@ look found something the classifier doubts (`coarse_only_in_doubt=False`);
 `--all-pips` also times it looking for the pips of every die, as the reader of photos does
 (`ReaderSettings()` instead of `LIVE`); `--no-near-misses` also times it without looking again
 at the detector's near misses (`near_misses=None`); `--network` also times the detector's network
-alone on the first look's input, made beforehand (untimed). It also counts, untimed, the dice a frame whose pips
-the live reader looks for (the dice the classifier is not sure of, and small ones): each costs
-more than the rest of such a die's reading, so a detector that leaves more dice in doubt can
-make the reader slower even with a faster network.
+alone on the first look's input, made beforehand (untimed); `--classifier-model MODEL` also times
+the live reader with another die-face classifier, such as the one shipped before. It also
+counts, untimed, the dice a frame whose pips the live reader looks for (the dice the classifier
+is not sure of, and small ones): each costs more than the rest of such a die's reading, so a
+detector that leaves more dice in doubt can make the reader slower even with a faster network.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from benchmarks.classic_reader import ClassicBlobReader  # noqa: E402
 from dicekeeper.commands.vision import time_reads  # noqa: E402
 from vision.images import load_image  # noqa: E402
 from vision.live.settle import default_reader  # noqa: E402
-from vision.read.classifier import load_default_classifier  # noqa: E402
+from vision.read.classifier import DieFaceClassifier, ModelError, load_default_classifier  # noqa: E402
 from vision.read.detect import DetectorSettings, DiceDetector, load_default_detector  # noqa: E402
 from vision.read.reader import LIVE, DiceReader  # noqa: E402
 
@@ -55,6 +56,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--all-pips", action="store_true", help="also time it looking for every die's pips")
     parser.add_argument("--no-near-misses", action="store_true", help="also time it without the near misses")
     parser.add_argument("--network", action="store_true", help="also time the detector's network alone")
+    parser.add_argument(
+        "--classifier-model", type=Path, help="also time the live reader with this classifier (a baseline)"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
@@ -77,6 +81,14 @@ def main(argv: list[str] | None = None) -> int:
         without = replace(LIVE, near_misses=None)
         readers["no-near-misses"] = DiceReader(
             load_default_classifier(), detector=load_default_detector(), settings=without
+        ).read
+    if args.classifier_model:
+        try:
+            other = DieFaceClassifier(args.classifier_model)
+        except ModelError as error:
+            parser.exit(2, f"compare_live: {error}\n")
+        readers["live, " + args.classifier_model.stem] = DiceReader(
+            other, detector=load_default_detector(), settings=LIVE
         ).read
     if args.network and isinstance(live, DiceReader) and isinstance(live.detector, DiceDetector):
         detector = live.detector
@@ -106,8 +118,9 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
     else:
+        width = max(13, *map(len, result))
         for name, ms in result.items():
-            print(f"{name:<13} median {ms:7.2f} ms a frame ({len(times[name])} reads of {len(frames)} frames)")
+            print(f"{name:<{width}} median {ms:7.2f} ms a frame ({len(times[name])} reads of {len(frames)} frames)")
         if looked is not None:
             print(f"the live reader looked for the pips of {looked:.2f} dice a frame")
     return 0

@@ -10,6 +10,7 @@ import pytest
 
 from benchmarks.compare_live import main
 from vision.live.settle import default_reader
+from vision.read.models import default_model_path
 from vision.read.reader import DiceReader
 from vision.synth.render import DieSpec, Scene, render
 
@@ -49,3 +50,19 @@ def test_the_live_reader_can_also_be_timed_another_way(
     result = json.loads(capsys.readouterr().out)
     assert set(result["median_ms"]) == {"live", "classic", option.removeprefix("--")}
     assert all(ms > 0 for ms in result["median_ms"].values())
+
+
+def test_another_classifier_is_timed_beside_the_shipped_one_and_a_missing_one_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    frame = render(Scene(1280, 720, background="felt", dice=(DieSpec(2, 640.0, 360.0, 80.0),), seed=4)).frame
+    path = tmp_path / "frame.png"
+    cv2.imwrite(str(path), frame)
+    baseline = default_model_path("die_face.onnx")
+    assert main(["--repeat", "1", "--rounds", "1", "--classifier-model", str(baseline), "--json", str(path)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert set(result["median_ms"]) == {"live", "classic", "live, die_face"}
+    with pytest.raises(SystemExit) as refused:
+        main(["--classifier-model", str(tmp_path / "gone.onnx"), str(path)])
+    assert refused.value.code == 2
+    assert "not found" in capsys.readouterr().err

@@ -4,6 +4,9 @@
 
 Writes under datasets/build/ (not committed):
   synthetic.npz   rendered crops, every face value and "not a die face"
+  synthetic_mix.npz
+                  the same scenes, the second half of them with dice leaning further (40 px
+                  and up) and side views from 75 to 85 degrees: the shipped classifier's crops
   real_train.npz  augmented crops of the nellbyler-d6 `train` photos at several scales
   matteop65_train.npz, aws_train.npz
                   the same for the `train` photos of the other real sets found beside it
@@ -43,6 +46,9 @@ def main(argv: list[str] | None = None) -> int:
     out = str(args.out)
     up = ["--keep-up"] if args.keep_up else []
     synthetic_crops.main(["--count", str(args.synthetic), "--seed", "1", "--out", f"{out}/synthetic.npz", *up])
+    steeper = ["--steep-tilt", "15", "65", "--side-tilt", "75", "85", "--steep-min-size", "40"]
+    synthetic_crops.main(["--count", str(args.synthetic), "--seed", "1", "--out", f"{out}/synthetic_mix.npz", *up,
+                          *steeper, "--steep-from", str(args.synthetic // 2)])  # fmt: skip
     extract_crops.main(
         [str(args.data), "--split", "train", "--augment", "5", "--seed", "0", "--out", f"{out}/real_train.npz", *up]
     )

@@ -39,17 +39,17 @@ def conv(inputs: int, outputs: int) -> list[nn.Module]:
     return [nn.Conv2d(inputs, outputs, 3, padding=1, bias=False), nn.BatchNorm2d(outputs), nn.ReLU(inplace=True)]
 
 
-CHANNELS = (16, 32, 64, 64, 96)  # the shipped network's conv layers
+CHANNELS = (16, 32, 64, 64, 96)  # the conv layers at width 1 (the shipped classifier is width 2)
 
 
 def channels_at(width: float) -> tuple[int, ...]:
-    """The conv layers' channels of a network `width` times as wide as the shipped one."""
+    """The conv layers' channels of a network `width` times as wide as `CHANNELS`."""
     return tuple(round(n * width) for n in CHANNELS)
 
 
 class DieFaceNet(nn.Module):
     """About 117k weights at width 1; 32x32 in, 7 probabilities out. `width` scales every
-    layer's channels (1.0: the shipped network)."""
+    layer's channels (1.0: `CHANNELS`)."""
 
     def __init__(self, width: float = 1.0) -> None:
         super().__init__()
@@ -471,7 +471,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--squash", type=float, default=0.0, help="share of crops foreshortened as by a tilted camera")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument(
-        "--width", type=float, default=1.0, help="scale every layer's channels (1: the shipped network)"
+        "--width",
+        type=float,
+        default=1.0,
+        help="scale every layer's channels (1: 16 to 96; the shipped classifier is 2)",
     )
     parser.add_argument("--keep-up", action="store_true", help="no quarter turns (for crops cut with --keep-up)")
     parser.add_argument(

@@ -31,8 +31,12 @@ from vision.read.classifier import NOT_A_DIE, load_default_classifier  # noqa: E
 from vision.read.models import default_model_path  # noqa: E402
 
 
+def shipped_width() -> float:
+    return float(json.loads(SHIPPED.with_suffix(".json").read_text()).get("width", 1.0))
+
+
 def test_a_net_given_the_shipped_weights_computes_what_the_shipped_model_does() -> None:
-    net = DieFaceNet()
+    net = DieFaceNet(shipped_width())
     load_exported_classifier(net, str(default_model_path("die_face.onnx")))
     net.eval()
     crops = np.random.default_rng(0).integers(0, 256, (16, 32, 32, 3), dtype=np.uint8)
@@ -44,7 +48,7 @@ def test_a_net_given_the_shipped_weights_computes_what_the_shipped_model_does() 
 
 
 def test_frozen_batch_norms_keep_their_statistics_while_the_net_trains() -> None:
-    net = DieFaceNet()
+    net = DieFaceNet(shipped_width())
     load_exported_classifier(net, str(default_model_path("die_face.onnx")))
     net.train()
     freeze_batch_norms(net)
@@ -152,7 +156,7 @@ def test_a_chosen_model_gets_its_report_after_a_run_without_it(tmp_path: Path, t
     assert "`python models/train.py --seed 2`" in out.with_suffix(".md").read_text()
 
 
-def test_width_scales_every_layer_and_one_is_the_shipped_network() -> None:
+def test_width_scales_every_layer_of_the_first_network() -> None:
     def channels(net: DieFaceNet) -> list[int]:
         return [layer.out_channels for layer in net.features if isinstance(layer, torch.nn.Conv2d)]
 

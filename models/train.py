@@ -1,7 +1,10 @@
 """Train the die-face classifier on CPU and export it to ONNX.
 
-    python datasets/build_training_set.py          # writes datasets/build/*.npz
-    python models/train.py                         # writes models/die_face.onnx and MODEL_CARD.md
+    python datasets/build_training_set.py --keep-up   # writes datasets/build/*.npz
+    python models/train.py [OPTIONS]                  # writes models/die_face.onnx and MODEL_CARD.md
+
+`make train` passes the options of the shipped classifier (twice the default width, squashed
+crops, the half-steep rendered set `synthetic_mix.npz`).
 
 Needs the `train` extra (torch, onnx, onnxscript).  The network sees 32x32 BGR crops cut
 by `vision.read.crops.crop_die` and has 7 outputs: faces 1..6 and "not a die face".  Training

@@ -5,7 +5,8 @@
 
 Trains on the synthetic frames and the `train` splits of the real photo sets found beside
 the project (`--data`, default ../shared/datasets). `--without DOMAIN` leaves one set out,
-for measuring how the detector does on a table it never saw. Needs the `train` extra.
+for measuring how the detector does on a table it never saw. `--checkpoint FILE` saves the
+training every few hundred steps and goes on from it when run again. Needs the `train` extra.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import json
 import math
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -282,6 +283,88 @@ def _exported(
     return mean
 
 
+# A checkpoint is written this often, in steps (about a minute and a quarter on two threads).
+CHECKPOINT_STEPS = 500
+# What a checkpoint must agree on to be gone on from: everything that shapes the training.
+RECIPE = (
+    "data", "synthetic", "without", "minutes", "steps", "batch", "lr", "seed", "init",
+    "average_after", "constant_lr", "narrow", "wide", "teacher",
+)  # fmt: skip
+
+
+def recipe(args: argparse.Namespace) -> dict[str, str]:
+    return {name: str(getattr(args, name)) for name in RECIPE}
+
+
+@dataclass
+class Progress:
+    """Where a training stands: what a checkpoint keeps besides the weights."""
+
+    step: int = 0
+    seconds: float = 0.0  # trained so far, before this run's start when resumed
+    history: list[tuple[float, float, float]] = field(default_factory=list)
+    averaged_steps: int = 0
+
+
+def save_checkpoint(
+    args: argparse.Namespace,
+    progress: Progress,
+    net: DiceDetectorNet,
+    optimiser: torch.optim.Optimizer,
+    averaged: torch.optim.swa_utils.AveragedModel | None,
+    rng: np.random.Generator,
+) -> None:
+    """Everything needed to go on from `progress` as if never stopped; written whole or not at
+    all, so a run killed while saving keeps its last good checkpoint."""
+    state = {
+        "recipe": recipe(args),
+        "step": progress.step,
+        "seconds": progress.seconds,
+        "history": torch.tensor(progress.history, dtype=torch.float64).reshape(-1, 3),
+        "averaged_steps": progress.averaged_steps,
+        "net": net.state_dict(),
+        "optimiser": optimiser.state_dict(),
+        "averaged": averaged.state_dict() if averaged is not None else None,
+        "rng": json.dumps(rng.bit_generator.state),
+        "torch_rng": torch.get_rng_state(),
+    }
+    partial = args.checkpoint.with_name(args.checkpoint.name + ".partial")
+    torch.save(state, partial)
+    partial.replace(args.checkpoint)
+
+
+def resume(
+    args: argparse.Namespace,
+    net: DiceDetectorNet,
+    optimiser: torch.optim.Optimizer,
+    averaged: torch.optim.swa_utils.AveragedModel | None,
+    rng: np.random.Generator,
+) -> Progress:
+    """Load `args.checkpoint` into the training's parts; returns where it stood."""
+    try:
+        state = torch.load(args.checkpoint, weights_only=True)
+        saved_recipe = state["recipe"]
+    except Exception as error:  # torch raises many kinds for a file that is not its checkpoint
+        raise SystemExit(
+            f"{args.checkpoint} is not a checkpoint of this script ({type(error).__name__}): "
+            "remove it or name another --checkpoint"
+        ) from error
+    if saved_recipe != recipe(args):
+        differ = sorted(k for k in RECIPE if saved_recipe.get(k) != recipe(args)[k])
+        raise SystemExit(
+            f"{args.checkpoint} was saved by a training with other settings ({', '.join(differ)}): "
+            "remove it or name another --checkpoint"
+        )
+    net.load_state_dict(state["net"])
+    optimiser.load_state_dict(state["optimiser"])
+    if averaged is not None:
+        averaged.load_state_dict(state["averaged"])
+    rng.bit_generator.state = json.loads(state["rng"])
+    torch.set_rng_state(state["torch_rng"])
+    history = [(a, b, c) for a, b, c in state["history"].tolist()]
+    return Progress(int(state["step"]), float(state["seconds"]), history, int(state["averaged_steps"]))
+
+
 def progress_of(step: int, seconds: float, minutes: float, steps: int | None) -> float:
     """How far training has gone, 0 to 1 and over: by steps when a step budget is given, else
     by the clock, so that a busy machine shortens training rather than the decay."""
@@ -314,6 +397,13 @@ def main(argv: list[str] | None = None) -> int:
         help="export the mean of the weights of every step after this share of the time (with --init only)",
     )
     parser.add_argument("--constant-lr", action="store_true", help="no cosine decay: the rate stays at --lr")
+    parser.add_argument(
+        "--checkpoint",
+        type=Path,
+        default=None,
+        help=f"save the training here every {CHECKPOINT_STEPS} steps and, if it exists, go on from it "
+        "(removed once exported)",
+    )
     widths = parser.add_mutually_exclusive_group()
     widths.add_argument(
         "--narrow", action="store_true", help=f"the narrow widths {NARROW} (as `models/prune_detector.py` writes)"
@@ -364,16 +454,19 @@ def main(argv: list[str] | None = None) -> int:
     optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     # The mean of the weights along the way (with the batch norms frozen, nothing else to redo).
     averaged = torch.optim.swa_utils.AveragedModel(net) if args.average_after is not None else None
-    averaged_steps = 0
-    t0 = time.time()
-    step, last_save = 0, time.time()
-    history = []
+    done = Progress()
+    if args.checkpoint and args.checkpoint.exists():
+        done = resume(args, net, optimiser, averaged, rng)
+        print(f"going on from {args.checkpoint} after step {done.step}", flush=True)
+    # The clock goes on from where the stopped run left it, so a time budget stays one budget.
+    t0 = time.time() - done.seconds
+    last_save = time.time()
     while True:
-        progress = progress_of(step, time.time() - t0, args.minutes, args.steps)
+        progress = progress_of(done.step, time.time() - t0, args.minutes, args.steps)
         if progress >= 1.0:
             break
         decay = 1.0 if args.constant_lr else 0.5 * (1 + math.cos(math.pi * progress))
-        lr = args.lr * min(1.0, (step + 1) / 50) * decay
+        lr = args.lr * min(1.0, (done.step + 1) / 50) * decay
         for group in optimiser.param_groups:
             group["lr"] = lr
         x, heat, weight, box, has_box = batch(sources, args.batch, rng)
@@ -388,19 +481,24 @@ def main(argv: list[str] | None = None) -> int:
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
-        history.append((float(loss.detach()), heat_loss, size_loss))
-        step += 1
+        done.history.append((float(loss.detach()), heat_loss, size_loss))
+        done.step += 1
         if averaged is not None and progress >= args.average_after:
             averaged.update_parameters(net)
-            averaged_steps += 1
-        if step % 50 == 0:
-            recent = np.mean(history[-50:], axis=0)
+            done.averaged_steps += 1
+        if done.step % 50 == 0:
+            recent = np.mean(done.history[-50:], axis=0)
             losses = f"loss {recent[0]:.3f} heat {recent[1]:.3f} size {recent[2]:.3f}"
-            print(f"step {step} {losses} lr {lr:.5f} {time.time() - t0:.0f} s", flush=True)
+            print(f"step {done.step} {losses} lr {lr:.5f} {time.time() - t0:.0f} s", flush=True)
+        if args.checkpoint and done.step % CHECKPOINT_STEPS == 0:
+            done.seconds = time.time() - t0
+            save_checkpoint(args, done, net, optimiser, averaged, rng)
         if time.time() - last_save > 300:
-            export(_exported(net, averaged, averaged_steps), args.out)
+            export(_exported(net, averaged, done.averaged_steps), args.out)
             last_save = time.time()
-    export(_exported(net, averaged, averaged_steps), args.out)
+    export(_exported(net, averaged, done.averaged_steps), args.out)
+    if args.checkpoint:
+        args.checkpoint.unlink(missing_ok=True)
     info = {
         "command": "python models/train_detector.py " + " ".join(argv if argv is not None else sys.argv[1:]),
         "initial_weights": str(args.init) if args.init else None,
@@ -408,14 +506,14 @@ def main(argv: list[str] | None = None) -> int:
         "without": args.without,
         "real_photos": used,
         "synthetic_frames": len(synthetic),
-        "steps": step,
+        "steps": done.step,
         "step_budget": args.steps,
         "batch": args.batch,
         "learning_rate": args.lr,
         "constant_learning_rate": args.constant_lr,
-        "averaged_steps": averaged_steps,
+        "averaged_steps": done.averaged_steps,
         "minutes": round((time.time() - t0) / 60, 1),
-        "final_loss": [round(float(v), 4) for v in np.mean(history[-200:], axis=0)],
+        "final_loss": [round(float(v), 4) for v in np.mean(done.history[-200:], axis=0)],
         "input_side": INPUT_SIDE,
         "parameters": sum(p.numel() for p in net.parameters()),
         "widths": chosen,

@@ -1,4 +1,4 @@
-"""The detector's training script: its step budget and its teacher (needs the `train` extra)."""
+"""The detector's training script: its step budget, its checkpoint and its teacher (needs the `train` extra)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ pytest.importorskip("onnx")
 
 import torch  # noqa: E402
 
+import models.train_detector as train_detector  # noqa: E402
 from models.train_detector import distillation_loss, load_domain, main, progress_of  # noqa: E402
 from vision.read.detect import DiceDetector  # noqa: E402
 from vision.read.models import default_model_path  # noqa: E402
@@ -46,6 +47,66 @@ def test_a_step_budget_trains_that_many_steps_and_the_same_model_twice(tmp_path:
         models.append(out.read_bytes())
     assert models[0] == models[1]  # one thread and a step budget: the run can be repeated
     assert isinstance(DiceDetector(out).detect(np.zeros((240, 320, 3), np.uint8)), list)
+
+
+def _weights(model: Path) -> list[np.ndarray]:
+    import onnx
+    from onnx import numpy_helper
+
+    return [numpy_helper.to_array(t) for t in onnx.load(str(model)).graph.initializer]
+
+
+def test_a_stopped_training_goes_on_from_its_checkpoint_to_the_same_model(
+    tmp_path: Path, tiny_run: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(train_detector, "CHECKPOINT_STEPS", 2)
+    args = ["--steps", "5", *tiny_run]
+    straight = tmp_path / "straight.onnx"
+    assert main([*args, "--out", str(straight)]) == 0
+
+    checkpoint = tmp_path / "trial.pt"
+    save = train_detector.save_checkpoint
+
+    def save_then_stop(*saved: object) -> None:
+        save(*saved)  # type: ignore[arg-type]
+        if saved[1].step == 4:  # type: ignore[attr-defined]
+            raise KeyboardInterrupt  # killed after its fourth step
+
+    monkeypatch.setattr(train_detector, "save_checkpoint", save_then_stop)
+    resumed = tmp_path / "resumed.onnx"
+    with pytest.raises(KeyboardInterrupt):
+        main([*args, "--checkpoint", str(checkpoint), "--out", str(resumed)])
+    assert checkpoint.exists() and not resumed.exists()
+    assert main([*args, "--checkpoint", str(checkpoint), "--out", str(resumed)]) == 0
+
+    assert not checkpoint.exists()
+    for ours, theirs in zip(_weights(resumed), _weights(straight), strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
+    info, unbroken = (json.loads(p.with_suffix(".json").read_text()) for p in (resumed, straight))
+    assert info["steps"] == 5 and info["final_loss"] == pytest.approx(unbroken["final_loss"], rel=1e-4)
+
+
+def test_a_checkpoint_of_other_settings_is_refused_and_kept(
+    tmp_path: Path, tiny_run: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(train_detector, "CHECKPOINT_STEPS", 1)
+    checkpoint = tmp_path / "trial.pt"
+    args = ["--steps", "2", *tiny_run, "--checkpoint", str(checkpoint)]
+    monkeypatch.setattr(train_detector, "export", lambda net, path: (_ for _ in ()).throw(KeyboardInterrupt))
+    with pytest.raises(KeyboardInterrupt):
+        main([*args, "--out", str(tmp_path / "a.onnx")])
+    saved = checkpoint.read_bytes()
+    with pytest.raises(SystemExit, match=r"other settings \(lr, seed\)"):
+        main([*args, "--seed", "5", "--lr", "1e-3", "--out", str(tmp_path / "b.onnx")])
+    assert checkpoint.read_bytes() == saved and not (tmp_path / "b.onnx").exists()
+
+
+def test_a_file_that_is_no_checkpoint_is_refused_and_kept(tmp_path: Path, tiny_run: list[str]) -> None:
+    checkpoint = tmp_path / "trial.pt"
+    checkpoint.write_bytes(b"not a checkpoint")
+    with pytest.raises(SystemExit, match="is not a checkpoint of this script"):
+        main(["--steps", "2", *tiny_run, "--checkpoint", str(checkpoint), "--out", str(tmp_path / "a.onnx")])
+    assert checkpoint.read_bytes() == b"not a checkpoint" and not (tmp_path / "a.onnx").exists()
 
 
 @pytest.mark.parametrize(

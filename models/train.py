@@ -29,6 +29,7 @@ from torch.nn import functional as F
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from models import checkpoints  # noqa: E402
 from models.detector_net import freeze_batch_norms, load_exported_weights  # noqa: E402
 from models.feature_outputs import add_feature_outputs  # noqa: E402
 from vision.read.classifier import N_CLASSES, NOT_A_DIE, DieFaceClassifier  # noqa: E402
@@ -225,10 +226,6 @@ def train(args: argparse.Namespace) -> nn.Module:
 RECIPE = ("epochs", "per_epoch", "batch", "lr", "seed", "chroma", "squash", "width", "keep_up", "init", "sets")
 
 
-def recipe(args: argparse.Namespace) -> dict[str, object]:
-    return {name: str(getattr(args, name)) for name in RECIPE}
-
-
 def save_checkpoint(
     args: argparse.Namespace,
     epochs_done: int,
@@ -237,10 +234,9 @@ def save_checkpoint(
     schedule: torch.optim.lr_scheduler.LRScheduler,
     generator: torch.Generator,
 ) -> None:
-    """Everything needed to go on after `epochs_done` epochs as if never stopped; written
-    whole or not at all, so a run killed while saving keeps its last good checkpoint."""
+    """Everything needed to go on after `epochs_done` epochs as if never stopped."""
     state = {
-        "recipe": recipe(args),
+        "recipe": checkpoints.recipe(args, RECIPE),
         "epochs_done": epochs_done,
         "net": net.state_dict(),
         "optimiser": optimiser.state_dict(),
@@ -250,9 +246,7 @@ def save_checkpoint(
         "seconds": args.seconds_before + time.time() - args.started,
         "cpu_seconds": args.cpu_seconds_before + time.process_time(),
     }
-    partial = args.checkpoint.with_name(args.checkpoint.name + ".partial")
-    torch.save(state, partial)
-    partial.replace(args.checkpoint)
+    checkpoints.save(args.checkpoint, state)
 
 
 def resume(
@@ -263,20 +257,7 @@ def resume(
     generator: torch.Generator,
 ) -> int:
     """Load `args.checkpoint` into the training's parts; returns the epochs it had done."""
-    try:
-        state = torch.load(args.checkpoint, weights_only=True)
-        saved_recipe = state["recipe"]
-    except Exception as error:  # torch raises many kinds for a file that is not its checkpoint
-        raise SystemExit(
-            f"{args.checkpoint} is not a checkpoint of this script ({type(error).__name__}): "
-            "remove it or name another --checkpoint"
-        ) from error
-    if saved_recipe != recipe(args):
-        differ = sorted(k for k in RECIPE if saved_recipe.get(k) != recipe(args)[k])
-        raise SystemExit(
-            f"{args.checkpoint} was saved by a training with other settings ({', '.join(differ)}): "
-            "remove it or name another --checkpoint"
-        )
+    state = checkpoints.load(args.checkpoint, checkpoints.recipe(args, RECIPE))
     net.load_state_dict(state["net"])
     optimiser.load_state_dict(state["optimiser"])
     schedule.load_state_dict(state["schedule"])

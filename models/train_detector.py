@@ -38,6 +38,7 @@ from detector_net import (  # noqa: E402
     load_exported_weights,
 )
 
+from models import checkpoints  # noqa: E402
 from vision.eval.labels import load_labelled_set, scaled_box  # noqa: E402
 
 # Real sets: folder name, and the die side in its photos when the boxes do not give it
@@ -292,10 +293,6 @@ RECIPE = (
 )  # fmt: skip
 
 
-def recipe(args: argparse.Namespace) -> dict[str, str]:
-    return {name: str(getattr(args, name)) for name in RECIPE}
-
-
 @dataclass
 class Progress:
     """Where a training stands: what a checkpoint keeps besides the weights."""
@@ -314,10 +311,9 @@ def save_checkpoint(
     averaged: torch.optim.swa_utils.AveragedModel | None,
     rng: np.random.Generator,
 ) -> None:
-    """Everything needed to go on from `progress` as if never stopped; written whole or not at
-    all, so a run killed while saving keeps its last good checkpoint."""
+    """Everything needed to go on from `progress` as if never stopped."""
     state = {
-        "recipe": recipe(args),
+        "recipe": checkpoints.recipe(args, RECIPE),
         "step": progress.step,
         "seconds": progress.seconds,
         "history": torch.tensor(progress.history, dtype=torch.float64).reshape(-1, 3),
@@ -328,9 +324,7 @@ def save_checkpoint(
         "rng": json.dumps(rng.bit_generator.state),
         "torch_rng": torch.get_rng_state(),
     }
-    partial = args.checkpoint.with_name(args.checkpoint.name + ".partial")
-    torch.save(state, partial)
-    partial.replace(args.checkpoint)
+    checkpoints.save(args.checkpoint, state)
 
 
 def resume(
@@ -341,20 +335,7 @@ def resume(
     rng: np.random.Generator,
 ) -> Progress:
     """Load `args.checkpoint` into the training's parts; returns where it stood."""
-    try:
-        state = torch.load(args.checkpoint, weights_only=True)
-        saved_recipe = state["recipe"]
-    except Exception as error:  # torch raises many kinds for a file that is not its checkpoint
-        raise SystemExit(
-            f"{args.checkpoint} is not a checkpoint of this script ({type(error).__name__}): "
-            "remove it or name another --checkpoint"
-        ) from error
-    if saved_recipe != recipe(args):
-        differ = sorted(k for k in RECIPE if saved_recipe.get(k) != recipe(args)[k])
-        raise SystemExit(
-            f"{args.checkpoint} was saved by a training with other settings ({', '.join(differ)}): "
-            "remove it or name another --checkpoint"
-        )
+    state = checkpoints.load(args.checkpoint, checkpoints.recipe(args, RECIPE))
     net.load_state_dict(state["net"])
     optimiser.load_state_dict(state["optimiser"])
     if averaged is not None:

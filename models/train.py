@@ -178,6 +178,38 @@ def augment(
     return x.clamp_(0, 1)
 
 
+# Learning from a teacher: the soft answers at this temperature, given this share of the loss
+# (the labels the rest), the usual settings of knowledge distillation.
+TEACHER_TEMPERATURE = 2.0
+TEACHER_SHARE = 0.5
+
+
+def load_teacher(path: Path) -> nn.Module:
+    """An exported die-face model as a frozen torch network, of the width its first layer has."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    weights = {item.name: item for item in model.graph.initializer}
+    stem = next(node for node in model.graph.node if node.op_type == "Conv")
+    width = numpy_helper.to_array(weights[stem.input[1]]).shape[0] / CHANNELS[0]
+    net = DieFaceNet(width)
+    load_exported_classifier(net, str(path))
+    return net.eval().requires_grad_(False)
+
+
+def taught_loss(logits: torch.Tensor, labels: torch.Tensor, teacher_logits: torch.Tensor | None) -> torch.Tensor:
+    """The labels' cross-entropy and, with a teacher, its soft answers' (`TEACHER_SHARE`)."""
+    loss = F.cross_entropy(logits, labels, label_smoothing=0.05)
+    if teacher_logits is None:
+        return loss
+    t = TEACHER_TEMPERATURE
+    soft = F.kl_div(
+        F.log_softmax(logits / t, 1), F.log_softmax(teacher_logits / t, 1), reduction="batchmean", log_target=True
+    )
+    return (1 - TEACHER_SHARE) * loss + TEACHER_SHARE * t * t * soft
+
+
 def train(args: argparse.Namespace) -> nn.Module:
     torch.manual_seed(args.seed)
     generator = torch.Generator().manual_seed(args.seed)
@@ -188,6 +220,7 @@ def train(args: argparse.Namespace) -> nn.Module:
     net = DieFaceNet(args.width)
     if args.init:
         load_exported_classifier(net, str(args.init))
+    teacher = load_teacher(args.teacher) if args.teacher else None
     optimiser = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     per_epoch = min(len(y), args.per_epoch or len(y))
     steps = args.epochs * ((per_epoch + args.batch - 1) // args.batch)
@@ -207,7 +240,11 @@ def train(args: argparse.Namespace) -> nn.Module:
             idx = order[i : i + args.batch]
             xb, yb = augment(x[idx].clone(), generator, args.chroma, args.keep_up, args.squash), y[idx]
             logits = net(xb)
-            loss = F.cross_entropy(logits, yb, label_smoothing=0.05)
+            taught = None
+            if teacher is not None:
+                with torch.no_grad():
+                    taught = teacher(xb)
+            loss = taught_loss(logits, yb, taught)
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
@@ -223,7 +260,9 @@ def train(args: argparse.Namespace) -> nn.Module:
 
 
 # What a checkpoint must agree on to be gone on from: everything that shapes the training.
-RECIPE = ("epochs", "per_epoch", "batch", "lr", "seed", "chroma", "squash", "width", "keep_up", "init", "sets")
+RECIPE = (
+    "epochs", "per_epoch", "batch", "lr", "seed", "chroma", "squash", "width", "keep_up", "init", "sets", "teacher",
+)  # fmt: skip
 
 
 def save_checkpoint(
@@ -464,6 +503,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--init", type=Path, default=None, help="go on training from this exported model (batch norms stay frozen)"
     )
+    parser.add_argument(
+        "--teacher",
+        type=Path,
+        default=None,
+        help=f"also learn this exported classifier's answers ({TEACHER_SHARE * 100:.0f}%% of the loss, "
+        f"temperature {TEACHER_TEMPERATURE:g})",
+    )
     parser.add_argument("--sets", default="synthetic.npz,real_train.npz,matteop65_train.npz,aws_train.npz",
                         help="crop sets under datasets/build/")  # fmt: skip
     parser.add_argument("--out", type=Path, default=SHIPPED)
@@ -540,6 +586,7 @@ def main(argv: list[str] | None = None) -> int:
         "aws_crops": count_crops("aws_train.npz", args.sets),
         "sets": args.sets,
         "initial_weights": str(args.init) if args.init else None,
+        "teacher": str(args.teacher) if args.teacher else None,
         "keep_up": args.keep_up,
         "squash": args.squash,
         "chroma": args.chroma,

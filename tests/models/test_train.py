@@ -1,4 +1,5 @@
-"""The classifier's training script: going on from an exported model (needs the `train` extra)."""
+"""The classifier's training script: going on from an exported model, learning from a teacher
+(needs the `train` extra)."""
 
 from __future__ import annotations
 
@@ -17,13 +18,16 @@ import torch  # noqa: E402
 from models.train import (  # noqa: E402
     SHIPPED,
     SHIPPED_CARD,
+    TEACHER_SHARE,
     DieFaceNet,
     augment,
     card_path,
     freeze_batch_norms,
     load_exported_classifier,
+    load_teacher,
     main,
     squashed,
+    taught_loss,
     to_tensor,
     write_card,
 )
@@ -242,3 +246,33 @@ def test_a_file_that_is_no_checkpoint_is_refused_and_kept(tmp_path: Path, tiny_b
     with pytest.raises(SystemExit, match="is not a checkpoint of this script"):
         train_script.main([*args, "--sets", "synthetic_steep.npz,real_train.npz", "--checkpoint", str(checkpoint)])
     assert checkpoint.read_bytes() == b"not a checkpoint" and not (tmp_path / "a.onnx").exists()
+
+
+def test_a_teacher_loaded_from_its_export_answers_as_the_exported_model(tmp_path: Path) -> None:
+    teacher = load_teacher(default_model_path("die_face.onnx"))
+    crops = np.random.default_rng(1).integers(0, 256, (8, 32, 32, 3), dtype=np.uint8)
+    with torch.no_grad():
+        ours = torch.softmax(teacher(to_tensor(crops)), dim=1).numpy()
+    assert np.abs(ours - load_default_classifier().predict_crops(crops)).max() < 1e-5
+    assert not any(weight.requires_grad for weight in teacher.parameters())
+
+
+def test_the_taught_loss_is_the_labels_alone_without_a_teacher_and_grows_as_the_answers_part() -> None:
+    torch.manual_seed(0)
+    logits, labels = torch.randn(6, 7), torch.tensor([0, 1, 2, 3, 4, 6])
+    plain = taught_loss(logits, labels, None)
+    assert torch.allclose(plain, torch.nn.functional.cross_entropy(logits, labels, label_smoothing=0.05))
+    agreeing = taught_loss(logits, labels, logits.clone())
+    assert torch.allclose(agreeing, (1 - TEACHER_SHARE) * plain, atol=1e-6)  # no soft part when they agree
+    assert float(taught_loss(logits, labels, logits + torch.randn(6, 7))) > float(agreeing)
+
+
+def test_a_run_with_a_teacher_records_it(tmp_path: Path, tiny_build: ModuleType) -> None:
+    train_script = tiny_build
+    out = tmp_path / "taught.onnx"
+    teacher = default_model_path("die_face.onnx")
+    args = ["--epochs", "1", "--per-epoch", "32", "--batch", "16", "--keep-up", "--no-report"]
+    assert train_script.main([*args, "--sets", "synthetic_steep.npz,real_train.npz", "--teacher", str(teacher),
+                              "--out", str(out)]) == 0  # fmt: skip
+    assert json.loads(out.with_suffix(".json").read_text())["teacher"] == str(teacher)
+    assert train_script.DieFaceClassifier(out).predict_crops(np.zeros((2, 32, 32, 3), np.uint8)).shape == (2, 7)

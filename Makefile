@@ -34,12 +34,12 @@ screenshots: install
 		tests/web/test_web_browser.py tests/web/test_web_browser_flow.py tests/web/test_web_table_view.py tests/web/test_web_look.py \
 		tests/web/test_web_setup.py tests/web/test_web_history_manage.py
 
-# Rebuilds the training data and both models from scratch (about two hours on 2 cores; see docs/vision.md).
+# Rebuilds the training data and both models from scratch (about 106 minutes on 2 cores; see docs/vision.md).
 train: install
 	$(BIN)/python -m pip install --quiet -e '.[train]'
 	$(BIN)/python datasets/build_training_set.py --keep-up
 	$(BIN)/python datasets/detector_scenes.py --count 16000 --seed 1
-	$(BIN)/python models/train_detector.py --minutes 60 --threads 2 --card models/DETECTOR_CARD.md
+	$(BIN)/python models/train_detector.py --minutes 45 --threads 2 --card models/DETECTOR_CARD.md
 	$(BIN)/python models/train.py --epochs 36 --threads 2 --keep-up --squash 0.3 --width 2 --seed 2 \
 		--sets synthetic_mix.npz,real_train.npz,matteop65_train.npz,aws_train.npz
 

@@ -1,9 +1,10 @@
 """Write every crop set the die-face classifier needs, reproducibly (fixed seeds).
 
-    python datasets/build_training_set.py [--data ../shared/datasets/nellbyler-d6] [--keep-up]
+    python datasets/build_training_set.py [--data ../shared/datasets/nellbyler-d6] [--keep-up] [--no-plain]
 
 Writes under datasets/build/ (not committed):
-  synthetic.npz   rendered crops, every face value and "not a die face"
+  synthetic.npz   rendered crops, every face value and "not a die face" (`--no-plain`: not
+                  written; the shipped recipe trains on `synthetic_mix.npz` instead)
   synthetic_mix.npz
                   the same scenes, the second half of them with dice leaning further (40 px
                   and up) and side views from 75 to 85 degrees: the shipped classifier's crops
@@ -41,11 +42,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "datasets" / "build")
     parser.add_argument("--synthetic", type=int, default=40000, help="number of rendered crops")
     parser.add_argument("--keep-up", action="store_true", help="crops that keep the picture's up")
+    parser.add_argument("--no-plain", action="store_true",
+                        help="skip synthetic.npz, which the shipped recipe does not train on")  # fmt: skip
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     out = str(args.out)
     up = ["--keep-up"] if args.keep_up else []
-    synthetic_crops.main(["--count", str(args.synthetic), "--seed", "1", "--out", f"{out}/synthetic.npz", *up])
+    if not args.no_plain:
+        synthetic_crops.main(["--count", str(args.synthetic), "--seed", "1", "--out", f"{out}/synthetic.npz", *up])
     steeper = ["--steep-tilt", "15", "65", "--side-tilt", "75", "85", "--steep-min-size", "40"]
     synthetic_crops.main(["--count", str(args.synthetic), "--seed", "1", "--out", f"{out}/synthetic_mix.npz", *up,
                           *steeper, "--steep-from", str(args.synthetic // 2)])  # fmt: skip

@@ -248,3 +248,24 @@ def test_rendered_crops_lean_as_far_as_asked_and_the_script_passes_it_on(tmp_pat
     assert synthetic_crops.main([*args, "--steep-min-size", "1000", "--side-min-size", "1000", "--out", str(out)]) == 0
     with np.load(out) as written:
         assert np.array_equal(written["crops"], kept["crops"])
+
+
+def test_the_whole_build_skips_the_plain_rendered_set_when_asked(yolo_set: Path, tmp_path: Path, capsys) -> None:
+    import shutil
+
+    import build_training_set
+
+    data = tmp_path / "shared" / "nellbyler-d6"
+    for split in ("train", "val", "test"):
+        shutil.copytree(yolo_set / "train", data / split)
+    out = tmp_path / "build"
+    common = ["--data", str(data), "--out", str(out), "--synthetic", "8", "--keep-up"]
+    assert build_training_set.main([*common, "--no-plain"]) == 0
+    written = sorted(p.name for p in out.iterdir())
+    assert written == ["real_test.npz", "real_train.npz", "real_val.npz", "synthetic_mix.npz"]
+    assert build_training_set.main(common) == 0
+    assert (out / "synthetic.npz").exists()
+    with np.load(out / "synthetic.npz") as plain, np.load(out / "synthetic_mix.npz") as mix:
+        # the mix's first half is the plain set's; the steeper lean starts halfway
+        assert np.array_equal(plain["crops"][:4], mix["crops"][:4])
+        assert not np.array_equal(plain["crops"][4:], mix["crops"][4:])

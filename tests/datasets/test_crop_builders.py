@@ -1,5 +1,6 @@
 """The classifier's training crops: the library in vision.training and the scripts under datasets/ that write them."""
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "datasets"))
 
+import build_training_set  # noqa: E402
 import extract_crops  # noqa: E402
 import synthetic_crops  # noqa: E402
 
@@ -250,11 +252,7 @@ def test_rendered_crops_lean_as_far_as_asked_and_the_script_passes_it_on(tmp_pat
         assert np.array_equal(written["crops"], kept["crops"])
 
 
-def test_the_whole_build_skips_the_plain_rendered_set_when_asked(yolo_set: Path, tmp_path: Path, capsys) -> None:
-    import shutil
-
-    import build_training_set
-
+def test_the_whole_build_skips_the_plain_rendered_set_when_asked(yolo_set: Path, tmp_path: Path) -> None:
     data = tmp_path / "shared" / "nellbyler-d6"
     for split in ("train", "val", "test"):
         shutil.copytree(yolo_set / "train", data / split)

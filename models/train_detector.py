@@ -117,10 +117,29 @@ def _colour(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
+def tilt(rng: np.random.Generator, most_degrees: float = 40.0) -> np.ndarray:
+    """A homography of the crop that shows its table as a camera tilted up to `most_degrees`
+    about a random axis through the crop's centre would, from 1.5 to 4 crops away."""
+    theta = math.radians(rng.uniform(0.0, most_degrees))
+    phi = rng.uniform(0.0, 2 * math.pi)
+    distance = CROP * rng.uniform(1.5, 4.0)
+    turn = np.array([[math.cos(phi), -math.sin(phi)], [math.sin(phi), math.cos(phi)]])
+    square = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) * CROP / 2
+    x, y = (square @ turn.T).T
+    depth = distance + y * math.sin(theta)
+    seen = np.stack([distance * x / depth, distance * y * math.cos(theta) / depth], 1) @ turn
+    return cv2.getPerspectiveTransform((square + CROP / 2).astype(np.float32), (seen + CROP / 2).astype(np.float32))
+
+
+def _through(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:
+    return cv2.perspectiveTransform(points.reshape(-1, 1, 2).astype(np.float64), matrix).reshape(-1, 2)
+
+
 def sample(
-    photo: Photo, rng: np.random.Generator, synthetic: bool
+    photo: Photo, rng: np.random.Generator, synthetic: bool, slant: float = 0.0
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """A CROP x CROP view of the photo at a random scale, turn and place, with its dice."""
+    """A CROP x CROP view of the photo at a random scale, turn and place, with its dice; with
+    `slant`, that share of the real photos' views is also seen through a tilted camera."""
     if synthetic:
         scale = rng.uniform(0.6, 1.5)
     else:
@@ -140,6 +159,7 @@ def sample(
         matrix[0] = -matrix[0]
         matrix[0, 2] += CROP
     border = tuple(int(v) for v in rng.integers(0, 256, 3))
+    tilted = tilt(rng) if slant > 0 and not synthetic and rng.random() < slant else None
     interpolation = cv2.INTER_AREA if scale < 0.7 else cv2.INTER_LINEAR
     if scale < 0.5:  # shrink in two steps so small dice keep their look
         # Only the part of the photo the turned crop can reach is shrunk (the focus lies less
@@ -152,22 +172,43 @@ def sample(
         m2 = matrix.copy()
         m2[:, :2] /= scale * 1.5
         m2[:, 2] = matrix[:, :2] @ (x0, y0) + matrix[:, 2]
-        view = cv2.warpAffine(
-            small, m2, (CROP, CROP), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=border
-        )
+        source, warp, interpolation = small, m2, cv2.INTER_LINEAR
     else:
+        source, warp = photo.image, matrix
+    if tilted is None:
         view = cv2.warpAffine(
-            photo.image, matrix, (CROP, CROP), flags=interpolation, borderMode=cv2.BORDER_CONSTANT, borderValue=border
+            source, warp, (CROP, CROP), flags=interpolation, borderMode=cv2.BORDER_CONSTANT, borderValue=border
+        )
+    else:  # warpPerspective has no INTER_AREA
+        view = cv2.warpPerspective(
+            source,
+            tilted @ np.vstack([warp, [0, 0, 1]]),
+            (CROP, CROP),
+            flags=cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_CONSTANT,
+            borderValue=border,
         )
     centres = photo.centres @ matrix[:, :2].T + matrix[:, 2] if len(photo.centres) else photo.centres
     sizes = photo.sizes * scale
     if abs(round(turn / 90) % 2) == 1:
         sizes = sizes[:, ::-1]
+    if tilted is not None and len(centres):
+        # A top face's box is the extent of its corners as the tilted camera sees them.
+        half = np.nan_to_num(sizes) / 2
+        corners = np.stack([centres + half * sign for sign in ((-1, -1), (1, -1), (1, 1), (-1, 1))], 1)
+        seen = _through(tilted, corners).reshape(-1, 4, 2)
+        centres = _through(tilted, centres)
+        sizes = np.where(np.isfinite(sizes), seen.max(axis=1) - seen.min(axis=1), np.nan)
     ignore = np.zeros((0, 4), np.float32)
-    if len(photo.ignore):
+    if len(photo.ignore) and tilted is None:
         corners = np.concatenate([photo.ignore[:, :2], photo.ignore[:, 2:]]) @ matrix[:, :2].T + matrix[:, 2]
         a, b = corners[: len(photo.ignore)], corners[len(photo.ignore) :]
         ignore = np.concatenate([np.minimum(a, b), np.maximum(a, b)], 1)
+    elif len(photo.ignore):
+        x0, y0, x1, y1 = photo.ignore.T
+        corners = np.stack([np.stack(corner, 1) for corner in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))], 1)
+        seen = _through(tilted @ np.vstack([matrix, [0, 0, 1]]), corners).reshape(-1, 4, 2)
+        ignore = np.concatenate([seen.min(axis=1), seen.max(axis=1)], 1)
     return _colour(view, rng), centres, sizes, ignore
 
 
@@ -200,11 +241,13 @@ def targets(centres: np.ndarray, sizes: np.ndarray, ignore: np.ndarray) -> tuple
     return heat, weight, box, has_box
 
 
-def batch(sources: list[tuple[list[Photo], bool]], size: int, rng: np.random.Generator) -> tuple[torch.Tensor, ...]:
+def batch(
+    sources: list[tuple[list[Photo], bool]], size: int, rng: np.random.Generator, slant: float = 0.0
+) -> tuple[torch.Tensor, ...]:
     images, heats, weights, boxes, masks = [], [], [], [], []
     for _ in range(size):
         photos, synthetic = sources[int(rng.integers(len(sources)))]
-        view, centres, sizes, ignore = sample(photos[int(rng.integers(len(photos)))], rng, synthetic)
+        view, centres, sizes, ignore = sample(photos[int(rng.integers(len(photos)))], rng, synthetic, slant)
         heat, weight, box, has_box = targets(centres, sizes, ignore)
         images.append(view)
         heats.append(heat)
@@ -396,7 +439,16 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="also learn this exported detector's answers on every crop (of the shipped widths)",
     )
+    parser.add_argument(
+        "--slant-real",
+        type=float,
+        default=0.0,
+        metavar="SHARE",
+        help="see that share of the real photos' crops through a camera tilted up to 40 degrees",
+    )
     args = parser.parse_args(argv)
+    if not 0.0 <= args.slant_real <= 1.0:
+        parser.error(f"--slant-real must be a share in [0, 1], not {args.slant_real}")
     if args.average_after is not None and (args.init is None or not 0.0 <= args.average_after < 1.0):
         parser.error("--average-after needs --init (its batch norms stay frozen) and a share in [0, 1)")
     if args.steps is not None and args.steps < 1:
@@ -450,7 +502,7 @@ def main(argv: list[str] | None = None) -> int:
         lr = args.lr * min(1.0, (done.step + 1) / 50) * decay
         for group in optimiser.param_groups:
             group["lr"] = lr
-        x, heat, weight, box, has_box = batch(sources, args.batch, rng)
+        x, heat, weight, box, has_box = batch(sources, args.batch, rng, args.slant_real)
         if args.init:  # the folded statistics hold; only weights and batch-norm scales learn
             freeze_batch_norms(net)
         out = net(x)
@@ -492,6 +544,7 @@ def main(argv: list[str] | None = None) -> int:
         "batch": args.batch,
         "learning_rate": args.lr,
         "constant_learning_rate": args.constant_lr,
+        "slant_real": args.slant_real,
         "averaged_steps": done.averaged_steps,
         "minutes": round((time.time() - t0) / 60, 1),
         "final_loss": [round(float(v), 4) for v in np.mean(done.history[-200:], axis=0)],

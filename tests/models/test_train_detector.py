@@ -166,3 +166,41 @@ def test_the_dice_a_set_leaves_unlabelled_are_left_out_of_the_loss(tmp_path: Pat
     assert photo.image.shape[:2] == (512, 1024)
     assert photo.ignore.shape == (1, 4)
     assert photo.ignore[0].tolist() == pytest.approx([870.4, 204.8, 972.8, 307.2], abs=0.01)
+
+
+def test_a_tilted_camera_keeps_the_crop_centre_and_foreshortens_across_its_axis() -> None:
+    rng = np.random.default_rng(4)
+    for _ in range(20):
+        tilted = train_detector.tilt(rng)
+        centre = train_detector.CROP / 2
+        (moved,) = train_detector._through(tilted, np.array([[centre, centre]]))
+        assert moved == pytest.approx([centre, centre], abs=1e-4)  # float32 inside OpenCV
+        # A small square at the centre keeps its area at most, and keeps it when the tilt is nil.
+        square = centre + np.array([[-5, -5], [5, -5], [5, 5], [-5, 5]], np.float64)
+        seen = train_detector._through(tilted, square)
+        assert cv2.contourArea(seen.astype(np.float32)) <= 100 * 1.0001
+    level = train_detector.tilt(rng, most_degrees=0.0)
+    assert level == pytest.approx(np.eye(3), abs=1e-6)
+
+
+def test_a_slanted_view_of_a_photo_keeps_its_labels_on_its_dice() -> None:
+    image = np.full((600, 800, 3), 90, np.uint8)
+    centres = np.array([[200.0, 150.0], [420.0, 330.0], [610.0, 480.0]], np.float32)
+    for x, y in centres:
+        cv2.rectangle(image, (int(x) - 20, int(y) - 20), (int(x) + 20, int(y) + 20), (255, 255, 255), -1)
+    photo = train_detector.Photo(
+        image, centres, np.full((3, 2), 40.0, np.float32), 40.0, np.array([[580, 450, 640, 510]], np.float32)
+    )
+    rng = np.random.default_rng(5)
+    checked = 0
+    for _ in range(60):
+        view, seen, sizes, ignore = train_detector.sample(photo, rng, synthetic=False, slant=1.0)
+        grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
+        for (x, y), (w, h) in zip(seen, sizes):
+            if 4 <= x < train_detector.CROP - 4 and 4 <= y < train_detector.CROP - 4 and min(w, h) > 8:
+                # The colour jitter keeps a white die far lighter than the grey table.
+                die = grey[int(y) - 1 : int(y) + 2, int(x) - 1 : int(x) + 2]
+                assert die.mean() > grey.mean(), (x, y)
+                checked += 1
+        assert ignore.shape == (1, 4) and np.all(ignore[:, 2:] >= ignore[:, :2])
+    assert checked > 20

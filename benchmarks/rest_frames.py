@@ -13,6 +13,7 @@ no watcher, tracking or vote is involved, which keeps the reader's own losses ap
 from __future__ import annotations
 
 import argparse
+import hashlib
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -57,6 +58,13 @@ def score_rests(reader: DiceReader, video: str | Path, truth: VideoTruth, evalua
         evaluation.add(reader.read(frame), labels, 0.0, rest.unlabelled)
 
 
+def photos_tag(folders: Sequence[str]) -> str:
+    """A short name for the photo folders a video is made from, so that videos of other
+    photos kept in the same folder are never taken for these."""
+    resolved = "\n".join(str(Path(folder).resolve()) for folder in folders)
+    return hashlib.sha256(resolved.encode()).hexdigest()[:10]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folders", nargs="+", help="labelled photo folders, e.g. ../shared/datasets/aws-vegas/train")
@@ -67,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--keep",
         type=Path,
         default=None,
-        help="keep the videos here and reuse those found (a folder for each photo set)",
+        help="keep the videos here and reuse those made from the same photo folders",
     )
     parser.add_argument("--detector-model", type=Path)
     parser.add_argument("--classifier-model", type=Path)
@@ -83,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         folder = args.keep or Path(scratch)
         folder.mkdir(parents=True, exist_ok=True)
         for seed in range(args.seed, args.seed + args.videos):
-            video = folder / f"rests_{seed}_{args.rests}.avi"
+            video = folder / f"rests_{seed}_{args.rests}_{photos_tag(args.folders)}.avi"
             saved = Path(f"{video}.json")
             if args.keep and saved.exists():
                 truth = VideoTruth.from_json(saved.read_text())

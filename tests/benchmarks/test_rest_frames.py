@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from rendered_photo_set import write_photo_set
 
-from benchmarks.rest_frames import main, middle_frames, score_rests
+from benchmarks.rest_frames import main, middle_frames, photos_tag, score_rests
 from benchmarks.rest_videos import HEIGHT, WIDTH, VideoTruth, labelled_photos, make_video
 from vision.eval.evaluate import Evaluation
 from vision.read.reader import DiceReader
@@ -67,10 +67,22 @@ def test_the_command_prints_one_json_line_and_reuses_kept_videos(
     argv = [str(photo_set), "--rests", "2", "--videos", "1", "--seed", "3", "--keep", str(tmp_path), "--json"]
     assert main(argv) == 0
     first = json.loads(capsys.readouterr().out)
-    kept = sorted(p.name for p in tmp_path.iterdir())
-    assert kept == ["rests_3_2.avi", "rests_3_2.avi.json"]
-    stamp = (tmp_path / "rests_3_2.avi").stat().st_mtime_ns
+    name = f"rests_3_2_{photos_tag([str(photo_set)])}.avi"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name, f"{name}.json"]
+    stamp = (tmp_path / name).stat().st_mtime_ns
     assert main(argv) == 0
     assert json.loads(capsys.readouterr().out) == first
-    assert (tmp_path / "rests_3_2.avi").stat().st_mtime_ns == stamp
+    assert (tmp_path / name).stat().st_mtime_ns == stamp
     assert first["rests"] == 2 and first["per_die"] == 100.0
+
+
+def test_videos_kept_from_other_photos_are_not_taken_for_these(
+    photo_set: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = write_photo_set(tmp_path / "other", seed=11)
+    kept = tmp_path / "kept"
+    for photos in (photo_set, other):
+        assert main([str(photos), "--rests", "2", "--videos", "1", "--seed", "3", "--keep", str(kept), "--json"]) == 0
+    assert len(list(kept.glob("*.avi"))) == 2
+    assert photos_tag([str(photo_set)]) != photos_tag([str(other)])
+    assert photos_tag([str(photo_set)]) == photos_tag([str(photo_set) + "/"])

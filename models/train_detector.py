@@ -332,7 +332,7 @@ CHECKPOINT_STEPS = 500
 # What a checkpoint must agree on to be gone on from: everything that shapes the training.
 RECIPE = (
     "data", "synthetic", "without", "minutes", "steps", "batch", "lr", "seed", "init",
-    "average_after", "constant_lr", "narrow", "wide", "teacher",
+    "average_after", "constant_lr", "narrow", "wide", "teacher", "slant_real",
 )  # fmt: skip
 
 

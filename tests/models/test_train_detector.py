@@ -96,8 +96,8 @@ def test_a_checkpoint_of_other_settings_is_refused_and_kept(
     with pytest.raises(KeyboardInterrupt):
         main([*args, "--out", str(tmp_path / "a.onnx")])
     saved = checkpoint.read_bytes()
-    with pytest.raises(SystemExit, match=r"other settings \(lr, seed\)"):
-        main([*args, "--seed", "5", "--lr", "1e-3", "--out", str(tmp_path / "b.onnx")])
+    with pytest.raises(SystemExit, match=r"other settings \(lr, seed, slant_real\)"):
+        main([*args, "--seed", "5", "--lr", "1e-3", "--slant-real", "0.5", "--out", str(tmp_path / "b.onnx")])
     assert checkpoint.read_bytes() == saved and not (tmp_path / "b.onnx").exists()
 
 
@@ -111,8 +111,12 @@ def test_a_file_that_is_no_checkpoint_is_refused_and_kept(tmp_path: Path, tiny_r
 
 @pytest.mark.parametrize(
     ("arguments", "message"),
-    [(["--steps", "0"], "--steps must be at least 1"), (["--narrow", "--wide"], "not allowed with")],
-    ids=["a step budget below one", "narrow and wide together"],
+    [
+        (["--steps", "0"], "--steps must be at least 1"),
+        (["--narrow", "--wide"], "not allowed with"),
+        (["--slant-real", "1.5"], "--slant-real must be a share in [0, 1]"),
+    ],
+    ids=["a step budget below one", "narrow and wide together", "a slanted share over one"],
 )
 def test_bad_arguments_are_refused(arguments: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as stopped:

@@ -135,6 +135,15 @@ def _through(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:
     return cv2.perspectiveTransform(points.reshape(-1, 1, 2).astype(np.float64), matrix).reshape(-1, 2)
 
 
+def _extent_through(matrix: np.ndarray, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The boxes from corners `low` to `high` ((n, 2) each) as `matrix` sees them: the extent
+    of their four corners."""
+    (x0, y0), (x1, y1) = low.T, high.T
+    corners = np.stack([np.stack(corner, 1) for corner in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))], 1)
+    seen = _through(matrix, corners).reshape(-1, 4, 2)
+    return seen.min(axis=1), seen.max(axis=1)
+
+
 def sample(
     photo: Photo, rng: np.random.Generator, synthetic: bool, slant: float = 0.0
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -195,20 +204,17 @@ def sample(
     if tilted is not None and len(centres):
         # A top face's box is the extent of its corners as the tilted camera sees them.
         half = np.nan_to_num(sizes) / 2
-        corners = np.stack([centres + half * sign for sign in ((-1, -1), (1, -1), (1, 1), (-1, 1))], 1)
-        seen = _through(tilted, corners).reshape(-1, 4, 2)
+        low, high = _extent_through(tilted, centres - half, centres + half)
         centres = _through(tilted, centres)
-        sizes = np.where(np.isfinite(sizes), seen.max(axis=1) - seen.min(axis=1), np.nan)
+        sizes = np.where(np.isfinite(sizes), high - low, np.nan)
     ignore = np.zeros((0, 4), np.float32)
     if len(photo.ignore) and tilted is None:
         corners = np.concatenate([photo.ignore[:, :2], photo.ignore[:, 2:]]) @ matrix[:, :2].T + matrix[:, 2]
         a, b = corners[: len(photo.ignore)], corners[len(photo.ignore) :]
         ignore = np.concatenate([np.minimum(a, b), np.maximum(a, b)], 1)
     elif len(photo.ignore):
-        x0, y0, x1, y1 = photo.ignore.T
-        corners = np.stack([np.stack(corner, 1) for corner in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))], 1)
-        seen = _through(tilted @ np.vstack([matrix, [0, 0, 1]]), corners).reshape(-1, 4, 2)
-        ignore = np.concatenate([seen.min(axis=1), seen.max(axis=1)], 1)
+        seen = _extent_through(tilted @ np.vstack([matrix, [0, 0, 1]]), photo.ignore[:, :2], photo.ignore[:, 2:])
+        ignore = np.concatenate(seen, 1)
     return _colour(view, rng), centres, sizes, ignore
 
 

@@ -149,6 +149,13 @@ def sample(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """A CROP x CROP view of the photo at a random scale, turn and place, with its dice; with
     `slant`, that share of the real photos' views is also seen through a tilted camera."""
+    return _sample(photo, rng, synthetic, slant)[:4]
+
+
+def _sample(
+    photo: Photo, rng: np.random.Generator, synthetic: bool, slant: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+    """`sample`, and the photo's die side as the view shows it."""
     if synthetic:
         scale = rng.uniform(0.6, 1.5)
     else:
@@ -215,7 +222,39 @@ def sample(
     elif len(photo.ignore):
         seen = _extent_through(tilted @ np.vstack([matrix, [0, 0, 1]]), photo.ignore[:, :2], photo.ignore[:, 2:])
         ignore = np.concatenate(seen, 1)
-    return _colour(view, rng), centres, sizes, ignore
+    return _colour(view, rng), centres, sizes, ignore, photo.die_side * scale
+
+
+def mosaic(
+    views: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]], rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One crop tiled from a random CROP/2 square of each of four views, so that the dice of
+    one table lie beside another table and its dice. A die cut by its square's edge keeps its
+    label when its centre lies inside, and is left out of the loss when it does not."""
+    half = CROP // 2
+    image = np.empty((CROP, CROP, 3), np.uint8)
+    centres, sizes, ignores = [], [], []
+    for k, (view, seen, size, ignore, side) in enumerate(views):
+        ox, oy = (int(v) for v in rng.integers(0, CROP - half + 1, 2))
+        qx, qy = half * (k % 2), half * (k // 2)
+        image[qy : qy + half, qx : qx + half] = view[oy : oy + half, ox : ox + half]
+        shift = np.array([qx - ox, qy - oy], np.float32)
+        low, high = np.array([ox, oy], np.float32), np.array([ox + half, oy + half], np.float32)
+        inside = np.all((seen >= low) & (seen < high), axis=1) if len(seen) else np.zeros(0, bool)
+        centres.append(seen[inside] + shift)
+        sizes.append(size[inside])
+        extent = np.where(np.isfinite(size), size, side) / 2
+        cut = np.concatenate([seen - extent, seen + extent], 1)[~inside] if len(seen) else np.zeros((0, 4))
+        for x0, y0, x1, y1 in np.concatenate([cut, ignore.reshape(-1, 4)]):
+            x0, y0, x1, y1 = max(x0, ox), max(y0, oy), min(x1, ox + half), min(y1, oy + half)
+            if x0 < x1 and y0 < y1:
+                ignores.append([x0 + shift[0], y0 + shift[1], x1 + shift[0], y1 + shift[1]])
+    return (
+        image,
+        np.concatenate(centres).reshape(-1, 2).astype(np.float32),
+        np.concatenate(sizes).reshape(-1, 2).astype(np.float32),
+        np.array(ignores, np.float32).reshape(-1, 4),
+    )
 
 
 def targets(centres: np.ndarray, sizes: np.ndarray, ignore: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -248,14 +287,26 @@ def targets(centres: np.ndarray, sizes: np.ndarray, ignore: np.ndarray) -> tuple
 
 
 def batch(
-    sources: list[tuple[list[Photo], bool]], size: int, rng: np.random.Generator, slant: float = 0.0
+    sources: list[tuple[list[Photo], bool]],
+    size: int,
+    rng: np.random.Generator,
+    slant: float = 0.0,
+    tiled: float = 0.0,
 ) -> tuple[torch.Tensor, ...]:
+    """`size` crops and their targets; `tiled` of them are mosaics of four views."""
+
+    def view() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+        photos, synthetic = sources[int(rng.integers(len(sources)))]
+        return _sample(photos[int(rng.integers(len(photos)))], rng, synthetic, slant)
+
     images, heats, weights, boxes, masks = [], [], [], [], []
     for _ in range(size):
-        photos, synthetic = sources[int(rng.integers(len(sources)))]
-        view, centres, sizes, ignore = sample(photos[int(rng.integers(len(photos)))], rng, synthetic, slant)
+        if tiled > 0 and rng.random() < tiled:
+            image, centres, sizes, ignore = mosaic([view() for _ in range(4)], rng)
+        else:
+            image, centres, sizes, ignore = view()[:4]
         heat, weight, box, has_box = targets(centres, sizes, ignore)
-        images.append(view)
+        images.append(image)
         heats.append(heat)
         weights.append(weight)
         boxes.append(box)
@@ -339,6 +390,7 @@ CHECKPOINT_STEPS = 500
 RECIPE = (
     "data", "synthetic", "without", "minutes", "steps", "batch", "lr", "seed", "init",
     "average_after", "constant_lr", "narrow", "wide", "teacher", "slant_real",
+    "mosaic",
 )  # fmt: skip
 
 
@@ -452,9 +504,18 @@ def main(argv: list[str] | None = None) -> int:
         metavar="SHARE",
         help="see that share of the real photos' crops through a camera tilted up to 40 degrees",
     )
+    parser.add_argument(
+        "--mosaic",
+        type=float,
+        default=0.0,
+        metavar="SHARE",
+        help="tile that share of the crops from quarters of four crops of any set, real or rendered",
+    )
     args = parser.parse_args(argv)
     if not 0.0 <= args.slant_real <= 1.0:
         parser.error(f"--slant-real must be a share in [0, 1], not {args.slant_real}")
+    if not 0.0 <= args.mosaic <= 1.0:
+        parser.error(f"--mosaic must be a share in [0, 1], not {args.mosaic}")
     if args.average_after is not None and (args.init is None or not 0.0 <= args.average_after < 1.0):
         parser.error("--average-after needs --init (its batch norms stay frozen) and a share in [0, 1)")
     if args.steps is not None and args.steps < 1:
@@ -508,7 +569,7 @@ def main(argv: list[str] | None = None) -> int:
         lr = args.lr * min(1.0, (done.step + 1) / 50) * decay
         for group in optimiser.param_groups:
             group["lr"] = lr
-        x, heat, weight, box, has_box = batch(sources, args.batch, rng, args.slant_real)
+        x, heat, weight, box, has_box = batch(sources, args.batch, rng, args.slant_real, args.mosaic)
         if args.init:  # the folded statistics hold; only weights and batch-norm scales learn
             freeze_batch_norms(net)
         out = net(x)
@@ -551,6 +612,7 @@ def main(argv: list[str] | None = None) -> int:
         "learning_rate": args.lr,
         "constant_learning_rate": args.constant_lr,
         "slant_real": args.slant_real,
+        "mosaic": args.mosaic,
         "averaged_steps": done.averaged_steps,
         "minutes": round((time.time() - t0) / 60, 1),
         "final_loss": [round(float(v), 4) for v in np.mean(done.history[-200:], axis=0)],

@@ -115,8 +115,9 @@ def test_a_file_that_is_no_checkpoint_is_refused_and_kept(tmp_path: Path, tiny_r
         (["--steps", "0"], "--steps must be at least 1"),
         (["--narrow", "--wide"], "not allowed with"),
         (["--slant-real", "1.5"], "--slant-real must be a share in [0, 1]"),
+        (["--mosaic", "-0.1"], "--mosaic must be a share in [0, 1]"),
     ],
-    ids=["a step budget below one", "narrow and wide together", "a slanted share over one"],
+    ids=["a step budget below one", "narrow and wide together", "a slanted share over one", "a negative mosaic share"],
 )
 def test_bad_arguments_are_refused(arguments: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as stopped:
@@ -208,3 +209,43 @@ def test_a_slanted_view_of_a_photo_keeps_its_labels_on_its_dice() -> None:
                 checked += 1
         assert ignore.shape == (1, 4) and np.all(ignore[:, 2:] >= ignore[:, :2])
     assert checked > 20
+
+
+def _view_of_squares(centres: list[tuple[float, float]], side: float, known: bool) -> tuple[np.ndarray, ...]:
+    crop = train_detector.CROP
+    view = np.full((crop, crop, 3), 90, np.uint8)
+    for x, y in centres:
+        half = side / 2
+        corner, far = (round(x - half), round(y - half)), (round(x + half) - 1, round(y + half) - 1)
+        cv2.rectangle(view, corner, far, (255, 255, 255), -1)
+    sizes = np.full((len(centres), 2), side if known else np.nan, np.float32)
+    return view, np.array(centres, np.float32).reshape(-1, 2), sizes, np.zeros((0, 4), np.float32), side
+
+
+def test_a_mosaic_labels_the_dice_it_shows_and_leaves_the_cut_ones_out_of_the_loss() -> None:
+    # Four views of white squares on grey; the third one's sizes are unknown, as the webcam set's.
+    layouts = [
+        [(40.0, 40.0), (100.0, 96.0), (150.0, 160.0)],
+        [(96.0, 96.0)],
+        [(30.0, 120.0), (90.0, 60.0), (170.0, 30.0)],
+        [],
+    ]
+    rng = np.random.default_rng(6)
+    labelled = 0
+    for _ in range(40):
+        views = [_view_of_squares(c, 24.0 + 8 * k, known=k != 2) for k, c in enumerate(layouts)]
+        image, centres, sizes, ignore = train_detector.mosaic(views, rng)
+        assert image.shape == (train_detector.CROP, train_detector.CROP, 3)
+        assert len(centres) == len(sizes) and np.all((centres >= 0) & (centres < train_detector.CROP))
+        covered = np.zeros(image.shape[:2], bool)
+        for (x, y), (w, h) in zip(centres, sizes):
+            assert image[int(y), int(x), 0] == 255  # a label lies on a die
+            if np.isnan(w):
+                w = h = 40.0  # the third view's side
+            covered[max(0, int(y - h / 2)) : int(y + h / 2) + 1, max(0, int(x - w / 2)) : int(x + w / 2) + 1] = True
+            labelled += 1
+        for x0, y0, x1, y1 in ignore:
+            covered[int(y0) : int(np.ceil(y1)), int(x0) : int(np.ceil(x1))] = True
+        # No piece of a die is left to the loss as table: each is labelled or skipped.
+        assert not np.any((image[..., 0] == 255) & ~covered)
+    assert labelled > 40

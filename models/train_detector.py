@@ -240,20 +240,19 @@ def mosaic(
         image[qy : qy + half, qx : qx + half] = view[oy : oy + half, ox : ox + half]
         shift = np.array([qx - ox, qy - oy], np.float32)
         low, high = np.array([ox, oy], np.float32), np.array([ox + half, oy + half], np.float32)
-        inside = np.all((seen >= low) & (seen < high), axis=1) if len(seen) else np.zeros(0, bool)
+        inside = np.all((seen >= low) & (seen < high), axis=1)
         centres.append(seen[inside] + shift)
         sizes.append(size[inside])
         extent = np.where(np.isfinite(size), size, side) / 2
-        cut = np.concatenate([seen - extent, seen + extent], 1)[~inside] if len(seen) else np.zeros((0, 4))
-        for x0, y0, x1, y1 in np.concatenate([cut, ignore.reshape(-1, 4)]):
-            x0, y0, x1, y1 = max(x0, ox), max(y0, oy), min(x1, ox + half), min(y1, oy + half)
-            if x0 < x1 and y0 < y1:
-                ignores.append([x0 + shift[0], y0 + shift[1], x1 + shift[0], y1 + shift[1]])
+        skipped = np.concatenate([np.concatenate([seen - extent, seen + extent], 1)[~inside], ignore.reshape(-1, 4)])
+        start, end = np.maximum(skipped[:, :2], low), np.minimum(skipped[:, 2:], high)
+        shown = np.all(start < end, axis=1)
+        ignores.append(np.concatenate([start + shift, end + shift], 1)[shown])
     return (
         image,
-        np.concatenate(centres).reshape(-1, 2).astype(np.float32),
-        np.concatenate(sizes).reshape(-1, 2).astype(np.float32),
-        np.array(ignores, np.float32).reshape(-1, 4),
+        np.concatenate(centres).astype(np.float32),
+        np.concatenate(sizes).astype(np.float32),
+        np.concatenate(ignores).astype(np.float32),
     )
 
 

@@ -3,7 +3,6 @@
 Input: a BGR frame as (1, 3, H, W) floats in 0..1, H and W multiples of 32. Output at a
 quarter of the input size: (1, 5, H/4, W/4) = die-centre probability, centre offset within
 the cell (x, y, in cells) and the log of the top face's box width and height in input px.
-A net made with `faces=True` also learns each die's face value (training only; not exported).
 """
 
 from __future__ import annotations
@@ -50,7 +49,7 @@ class DiceDetectorNet(nn.Module):
     size, where most of a small net's time goes), depthwise-separable blocks down to 1/32,
     and a narrow feature pyramid back up to 1/4."""
 
-    def __init__(self, channels: tuple[int, ...] = (24, 24, 48, 96, 128), head: int = 24, faces: bool = False) -> None:
+    def __init__(self, channels: tuple[int, ...] = (24, 24, 48, 96, 128), head: int = 24) -> None:
         super().__init__()
         c = channels
         self.stem = nn.Sequential(
@@ -76,21 +75,8 @@ class DiceDetectorNet(nn.Module):
         nn.init.constant_(self.head[-1].bias, 0.0)
         with torch.no_grad():
             self.head[-1].bias[0] = -4.0  # dice are rare: start the heatmap near zero
-        # A training-only head: the top face's value (1 to 6) at each die's centre, read from
-        # the features the box head reads. Made last, so the other layers start as without it.
-        self.faces = nn.Conv2d(head, 6, 1) if faces else None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.head(self._pyramid(x))
-
-    def forward_with_faces(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """The five maps and, at a quarter of the input, the six faces' logits."""
-        if self.faces is None:
-            raise ValueError("this net was made without its faces head")
-        features = self.head[0](self._pyramid(x))
-        return self.head[1](features), self.faces(features)
-
-    def _pyramid(self, x: torch.Tensor) -> torch.Tensor:
         f4 = self.stem(x)
         f8 = self.down8(f4)
         f16 = self.down16(f8)
@@ -99,7 +85,7 @@ class DiceDetectorNet(nn.Module):
         p = F.interpolate(p, scale_factor=2.0, mode="nearest") + self.lateral16(f16)
         p = F.interpolate(p, scale_factor=2.0, mode="nearest") + self.lateral8(f8)
         p = F.interpolate(p, scale_factor=2.0, mode="nearest") + self.lateral4(f4)
-        return self.smooth(p)
+        return self.head(self.smooth(p))
 
 
 class DeployedDetector(nn.Module):

@@ -58,7 +58,6 @@ class Photo:
     sizes: np.ndarray  # (n, 2); NaN where unknown
     die_side: float
     ignore: np.ndarray  # (m, 4) x0 y0 x1 y1 regions the loss skips
-    values: np.ndarray | None = None  # (n,) top faces 1..6, 0 where unknown; None: none known
 
 
 def load_domain(data: Path, name: str) -> list[Photo]:
@@ -80,24 +79,18 @@ def load_domain(data: Path, name: str) -> list[Photo]:
         else:
             side = float(np.median(np.sqrt(sizes[:, 0] * sizes[:, 1]))) if len(sizes) else 40.0
         ignore = np.array([scaled_box(box, factor) for box in item.unlabelled], np.float32).reshape(-1, 4)
-        values = np.array([d.value for d in item.dice], np.int64)
-        photos.append(Photo(image, centres, sizes, side, ignore, values))
+        photos.append(Photo(image, centres, sizes, side, ignore))
     return photos
 
 
 def load_synthetic(path: Path) -> list[Photo]:
-    """The frames of `datasets/detector_scenes.py`; files written before it kept the dice's
-    values (five columns) load with the values unknown."""
     data = np.load(path)
     frames, boxes = data["frames"], data["boxes"]
     photos = []
     for i in range(len(frames)):
         rows = boxes[boxes[:, 0] == i]
         side = float(np.median(np.sqrt(rows[:, 3] * rows[:, 4]))) if len(rows) else 40.0
-        values = rows[:, 5].astype(np.int64) if boxes.shape[1] > 5 else None
-        photos.append(
-            Photo(frames[i], rows[:, 1:3].copy(), rows[:, 3:5].copy(), side, np.zeros((0, 4), np.float32), values)
-        )
+        photos.append(Photo(frames[i], rows[:, 1:3].copy(), rows[:, 3:5].copy(), side, np.zeros((0, 4), np.float32)))
     return photos
 
 
@@ -292,61 +285,31 @@ def targets(centres: np.ndarray, sizes: np.ndarray, ignore: np.ndarray) -> tuple
     return heat, weight, box, has_box
 
 
-def face_targets(centres: np.ndarray, sizes: np.ndarray, values: np.ndarray | None) -> np.ndarray:
-    """(cells, cells) top-face values, 0 where none is taught: each die's centre cell and the
-    cells where its peak in `targets` is at least 0.8 and above any other die's."""
-    cells = CROP // STRIDE
-    faces = np.zeros((cells, cells), np.int64)
-    if values is None:
-        return faces
-    best = np.zeros((cells, cells), np.float32)
-    ys, xs = np.mgrid[0:cells, 0:cells].astype(np.float32)
-    for (cx, cy), (w, h), value in zip(centres, sizes, values):
-        gx, gy = cx / STRIDE, cy / STRIDE
-        if not (0 <= gx < cells and 0 <= gy < cells) or not 1 <= value <= 6:
-            continue
-        side = math.sqrt(w * h) if np.isfinite(w) else 40.0
-        sigma = max(0.6, side / STRIDE / 6)
-        peak = np.exp(-((xs - gx) ** 2 + (ys - gy) ** 2) / (2 * sigma * sigma))
-        peak[int(gy), int(gx)] = 1.0
-        mine = (peak >= 0.8) & (peak > best)
-        faces[mine] = value
-        best = np.maximum(best, peak)
-    return faces
-
-
 def batch(
     sources: list[tuple[list[Photo], bool]],
     size: int,
     rng: np.random.Generator,
     slant: float = 0.0,
     tiled: float = 0.0,
-    faces: bool = False,
 ) -> tuple[torch.Tensor, ...]:
-    """`size` crops and their targets; `tiled` of them are mosaics of four views. With
-    `faces`, also each crop's `face_targets` (none taught on a mosaic)."""
+    """`size` crops and their targets; `tiled` of them are mosaics of four views."""
 
-    def view() -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float], np.ndarray | None]:
+    def view() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
         photos, synthetic = sources[int(rng.integers(len(sources)))]
-        photo = photos[int(rng.integers(len(photos)))]
-        return _sample(photo, rng, synthetic, slant), photo.values
+        return _sample(photos[int(rng.integers(len(photos)))], rng, synthetic, slant)
 
-    images, heats, weights, boxes, masks, taught = [], [], [], [], [], []
+    images, heats, weights, boxes, masks = [], [], [], [], []
     for _ in range(size):
-        values = None
         if tiled > 0 and rng.random() < tiled:
-            image, centres, sizes, ignore = mosaic([view()[0] for _ in range(4)], rng)
+            image, centres, sizes, ignore = mosaic([view() for _ in range(4)], rng)
         else:
-            seen, values = view()
-            image, centres, sizes, ignore = seen[:4]
+            image, centres, sizes, ignore = view()[:4]
         heat, weight, box, has_box = targets(centres, sizes, ignore)
         images.append(image)
         heats.append(heat)
         weights.append(weight)
         boxes.append(box)
         masks.append(has_box)
-        if faces:
-            taught.append(face_targets(centres, sizes, values))
     x = (
         torch.from_numpy(np.stack(images))
         .permute(0, 3, 1, 2)
@@ -360,16 +323,7 @@ def batch(
         torch.from_numpy(np.stack(weights))[:, None],
         torch.from_numpy(np.stack(boxes)),
         torch.from_numpy(np.stack(masks)),
-        *([torch.from_numpy(np.stack(taught))] if faces else []),
     )
-
-
-def face_loss(logits: torch.Tensor, faces: torch.Tensor) -> torch.Tensor:
-    """Cross-entropy of the faces head over the cells where a face is taught (0 if none is)."""
-    taught = faces > 0
-    if not bool(taught.any()):
-        return logits.sum() * 0.0
-    return F.cross_entropy(logits.permute(0, 2, 3, 1)[taught], faces[taught] - 1)
 
 
 def loss_of(
@@ -435,7 +389,7 @@ CHECKPOINT_STEPS = 500
 RECIPE = (
     "data", "synthetic", "without", "minutes", "steps", "batch", "lr", "seed", "init",
     "average_after", "constant_lr", "narrow", "wide", "teacher", "slant_real",
-    "mosaic", "faces",
+    "mosaic",
 )  # fmt: skip
 
 
@@ -556,17 +510,7 @@ def main(argv: list[str] | None = None) -> int:
         metavar="SHARE",
         help="tile that share of the crops from quarters of four crops of any set, real or rendered",
     )
-    parser.add_argument(
-        "--faces",
-        type=float,
-        default=0.0,
-        metavar="WEIGHT",
-        help="also learn each die's top face at its centre, with this weight in the loss (a "
-        "training-only head; the exported detector is the same shape)",
-    )
     args = parser.parse_args(argv)
-    if not 0.0 <= args.faces <= 10.0:
-        parser.error(f"--faces must be a weight in [0, 10], not {args.faces}")
     if not 0.0 <= args.slant_real <= 1.0:
         parser.error(f"--slant-real must be a share in [0, 1], not {args.slant_real}")
     if not 0.0 <= args.mosaic <= 1.0:
@@ -597,7 +541,7 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     chosen = NARROW if args.narrow else WIDE if args.wide else None
-    net = DiceDetectorNet(**(chosen or {}), faces=args.faces > 0)
+    net = DiceDetectorNet(**chosen) if chosen else DiceDetectorNet()
     if args.init:
         load_exported_weights(net, str(args.init))
     net = net.to(memory_format=torch.channels_last)
@@ -616,7 +560,6 @@ def main(argv: list[str] | None = None) -> int:
     # The clock goes on from where the stopped run left it, so a time budget stays one budget.
     t0 = time.time() - done.seconds
     last_save = time.time()
-    face_history: list[float] = []
     while True:
         progress = progress_of(done.step, time.time() - t0, args.minutes, args.steps)
         if progress >= 1.0:
@@ -625,20 +568,11 @@ def main(argv: list[str] | None = None) -> int:
         lr = args.lr * min(1.0, (done.step + 1) / 50) * decay
         for group in optimiser.param_groups:
             group["lr"] = lr
-        x, heat, weight, box, has_box, *faces = batch(
-            sources, args.batch, rng, args.slant_real, args.mosaic, args.faces > 0
-        )
+        x, heat, weight, box, has_box = batch(sources, args.batch, rng, args.slant_real, args.mosaic)
         if args.init:  # the folded statistics hold; only weights and batch-norm scales learn
             freeze_batch_norms(net)
-        if faces:
-            out, face_logits = net.forward_with_faces(x)
-        else:
-            out = net(x)
+        out = net(x)
         loss, heat_loss, size_loss = loss_of(out, heat, weight, box, has_box)
-        if faces:
-            taught_faces = face_loss(face_logits, faces[0])
-            loss = loss + args.faces * taught_faces
-            face_history.append(float(taught_faces.detach()))
         if teacher is not None:
             with torch.no_grad():
                 taught = teacher(x)
@@ -654,8 +588,6 @@ def main(argv: list[str] | None = None) -> int:
         if done.step % 50 == 0:
             recent = np.mean(done.history[-50:], axis=0)
             losses = f"loss {recent[0]:.3f} heat {recent[1]:.3f} size {recent[2]:.3f}"
-            if face_history:
-                losses += f" faces {np.mean(face_history[-50:]):.3f}"
             print(f"step {done.step} {losses} lr {lr:.5f} {time.time() - t0:.0f} s", flush=True)
         if args.checkpoint and done.step % CHECKPOINT_STEPS == 0:
             done.seconds = time.time() - t0
@@ -680,7 +612,6 @@ def main(argv: list[str] | None = None) -> int:
         "constant_learning_rate": args.constant_lr,
         "slant_real": args.slant_real,
         "mosaic": args.mosaic,
-        "faces": args.faces,
         "averaged_steps": done.averaged_steps,
         "minutes": round((time.time() - t0) / 60, 1),
         "final_loss": [round(float(v), 4) for v in np.mean(done.history[-200:], axis=0)],

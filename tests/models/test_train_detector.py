@@ -116,15 +116,8 @@ def test_a_file_that_is_no_checkpoint_is_refused_and_kept(tmp_path: Path, tiny_r
         (["--narrow", "--wide"], "not allowed with"),
         (["--slant-real", "1.5"], "--slant-real must be a share in [0, 1]"),
         (["--mosaic", "-0.1"], "--mosaic must be a share in [0, 1]"),
-        (["--faces", "-1"], "--faces must be a weight in [0, 10]"),
     ],
-    ids=[
-        "a step budget below one",
-        "narrow and wide together",
-        "a slanted share over one",
-        "a negative mosaic share",
-        "a negative faces weight",
-    ],
+    ids=["a step budget below one", "narrow and wide together", "a slanted share over one", "a negative mosaic share"],
 )
 def test_bad_arguments_are_refused(arguments: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as stopped:
@@ -256,56 +249,3 @@ def test_a_mosaic_labels_the_dice_it_shows_and_leaves_the_cut_ones_out_of_the_lo
         # No piece of a die is left to the loss as table: each is labelled or skipped.
         assert not np.any((image[..., 0] == 255) & ~covered)
     assert labelled > 40
-
-
-def test_the_faces_taught_are_each_dies_value_at_its_centre() -> None:
-    centres = np.array([[40.0, 40.0], [140.0, 100.0], [100.0, 20.0], [300.0, 40.0]], np.float32)
-    sizes = np.array([[40.0, 40.0], [60.0, 60.0], [np.nan, np.nan], [30.0, 30.0]], np.float32)
-    faces = train_detector.face_targets(centres, sizes, np.array([3, 5, 0, 2]))
-    assert faces.shape == (train_detector.CROP // 4, train_detector.CROP // 4)
-    assert faces[10, 10] == 3 and faces[25, 35] == 5
-    assert faces[5, 25] == 0  # a die of unknown value teaches nothing
-    assert set(np.unique(faces).tolist()) == {0, 3, 5}  # the die outside the crop neither
-    # Around its centre a big die teaches more cells than a small one, and far off none.
-    assert (faces == 5).sum() > (faces == 3).sum() >= 1
-    assert faces[40, 5] == 0
-    assert not train_detector.face_targets(centres, sizes, None).any()
-
-
-def test_the_faces_loss_is_small_for_right_faces_and_nothing_where_none_is_taught() -> None:
-    faces = torch.zeros(1, 4, 4, dtype=torch.long)
-    logits = torch.zeros(1, 6, 4, 4)
-    assert float(train_detector.face_loss(logits, faces)) == 0.0
-    faces[0, 1, 2] = 4
-    logits[0, 3, 1, 2] = 10.0  # sure of a four
-    assert float(train_detector.face_loss(logits, faces)) < 1e-3
-    logits[0, 3, 1, 2], logits[0, 0, 1, 2] = 0.0, 10.0  # sure of a one
-    assert float(train_detector.face_loss(logits, faces)) > 5.0
-
-
-def test_rendered_frames_written_before_their_values_were_kept_load_without_them(tmp_path: Path) -> None:
-    frames, boxes = build(2, 3, 96, 1)
-    for columns, known in ((6, True), (5, False)):
-        path = tmp_path / f"frames{columns}.npz"
-        np.savez(path, frames=frames, boxes=boxes[:, :columns])
-        photos = train_detector.load_synthetic(path)
-        assert [len(p.centres) for p in photos] == [int((boxes[:, 0] == i).sum()) for i in range(2)]
-        for photo in photos:
-            assert (photo.values is not None) == known
-            if known:
-                assert photo.values is not None and set(photo.values.tolist()) <= {1, 2, 3, 4, 5, 6}
-
-
-def test_a_run_that_learns_faces_exports_the_same_graph_as_one_that_does_not(
-    tmp_path: Path, tiny_run: list[str]
-) -> None:
-    import onnx
-
-    shapes = []
-    for weight in ("0", "1.0"):
-        out = tmp_path / f"faces{weight}.onnx"
-        assert main(["--steps", "2", *tiny_run, "--faces", weight, "--out", str(out)]) == 0
-        assert json.loads(out.with_suffix(".json").read_text())["faces"] == float(weight)
-        shapes.append([tuple(item.dims) for item in onnx.load(str(out)).graph.initializer])
-        assert isinstance(DiceDetector(out).detect(np.zeros((240, 320, 3), np.uint8)), list)
-    assert shapes[0] == shapes[1]

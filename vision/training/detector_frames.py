@@ -1,7 +1,7 @@
 """The detector's synthetic training frames (domain-randomised, fixed seed), rendered on worker processes.
 
 Each frame comes from `vision.synth.domain.random_sample`: procedural tables, trays, clutter
-and dice of every look, with the top-face centre, box and value of each die.
+and dice of every look, with the top-face centre and box of each die.
 """
 
 from __future__ import annotations
@@ -23,20 +23,12 @@ def _render(job: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
     frames = np.empty((count, side, side, 3), np.uint8)
-    boxes = [np.zeros((0, 6), np.float32)]
+    boxes = [np.zeros((0, 5), np.float32)]
     for i in range(count):
         sample = random_sample(rng, side, side)
         frames[i] = sample.frame
         boxes.append(
-            np.concatenate(
-                [
-                    np.full((len(sample.centres), 1), i, np.float32),
-                    sample.centres,
-                    sample.sizes,
-                    sample.values.reshape(-1, 1).astype(np.float32),
-                ],
-                1,
-            )
+            np.concatenate([np.full((len(sample.centres), 1), i, np.float32), sample.centres, sample.sizes], 1)
         )
     return frames, np.concatenate(boxes)
 
@@ -56,10 +48,9 @@ def in_chunks(
 
 
 def build(count: int, seed: int, side: int = 320, workers: int = 2) -> tuple[np.ndarray, np.ndarray]:
-    """`count` frames of `side` x `side` and a (n, 6) table: frame index, centre x, y, box w, h,
-    face value."""
+    """`count` frames of `side` x `side` and a (n, 5) table: frame index, centre x, y, box w, h."""
     parts = in_chunks(_render, count, seed, side, workers)
     frames = np.concatenate([p[0] for p in parts])
     offsets = np.cumsum([0] + [len(p[0]) for p in parts[:-1]])
-    boxes = np.concatenate([p[1] + np.array([[off, 0, 0, 0, 0, 0]], np.float32) for p, off in zip(parts, offsets)])
+    boxes = np.concatenate([p[1] + np.array([[off, 0, 0, 0, 0]], np.float32) for p, off in zip(parts, offsets)])
     return frames, boxes

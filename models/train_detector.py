@@ -117,45 +117,10 @@ def _colour(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
-def tilt(rng: np.random.Generator, most_degrees: float = 40.0) -> np.ndarray:
-    """A homography of the crop that shows its table as a camera tilted up to `most_degrees`
-    about a random axis through the crop's centre would, from 1.5 to 4 crops away."""
-    theta = math.radians(rng.uniform(0.0, most_degrees))
-    phi = rng.uniform(0.0, 2 * math.pi)
-    distance = CROP * rng.uniform(1.5, 4.0)
-    turn = np.array([[math.cos(phi), -math.sin(phi)], [math.sin(phi), math.cos(phi)]])
-    square = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) * CROP / 2
-    x, y = (square @ turn.T).T
-    depth = distance + y * math.sin(theta)
-    seen = np.stack([distance * x / depth, distance * y * math.cos(theta) / depth], 1) @ turn
-    return cv2.getPerspectiveTransform((square + CROP / 2).astype(np.float32), (seen + CROP / 2).astype(np.float32))
-
-
-def _through(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:
-    return cv2.perspectiveTransform(points.reshape(-1, 1, 2).astype(np.float64), matrix).reshape(-1, 2)
-
-
-def _extent_through(matrix: np.ndarray, low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The boxes from corners `low` to `high` ((n, 2) each) as `matrix` sees them: the extent
-    of their four corners."""
-    (x0, y0), (x1, y1) = low.T, high.T
-    corners = np.stack([np.stack(corner, 1) for corner in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))], 1)
-    seen = _through(matrix, corners).reshape(-1, 4, 2)
-    return seen.min(axis=1), seen.max(axis=1)
-
-
 def sample(
-    photo: Photo, rng: np.random.Generator, synthetic: bool, slant: float = 0.0
+    photo: Photo, rng: np.random.Generator, synthetic: bool
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """A CROP x CROP view of the photo at a random scale, turn and place, with its dice; with
-    `slant`, that share of the real photos' views is also seen through a tilted camera."""
-    return _sample(photo, rng, synthetic, slant)[:4]
-
-
-def _sample(
-    photo: Photo, rng: np.random.Generator, synthetic: bool, slant: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
-    """`sample`, and the photo's die side as the view shows it."""
+    """A CROP x CROP view of the photo at a random scale, turn and place, with its dice."""
     if synthetic:
         scale = rng.uniform(0.6, 1.5)
     else:
@@ -175,7 +140,6 @@ def _sample(
         matrix[0] = -matrix[0]
         matrix[0, 2] += CROP
     border = tuple(int(v) for v in rng.integers(0, 256, 3))
-    tilted = tilt(rng) if slant > 0 and not synthetic and rng.random() < slant else None
     interpolation = cv2.INTER_AREA if scale < 0.7 else cv2.INTER_LINEAR
     if scale < 0.5:  # shrink in two steps so small dice keep their look
         # Only the part of the photo the turned crop can reach is shrunk (the focus lies less
@@ -191,69 +155,19 @@ def _sample(
         source, warp, interpolation = small, m2, cv2.INTER_LINEAR
     else:
         source, warp = photo.image, matrix
-    if tilted is None:
-        view = cv2.warpAffine(
-            source, warp, (CROP, CROP), flags=interpolation, borderMode=cv2.BORDER_CONSTANT, borderValue=border
-        )
-    else:  # warpPerspective has no INTER_AREA
-        view = cv2.warpPerspective(
-            source,
-            tilted @ np.vstack([warp, [0, 0, 1]]),
-            (CROP, CROP),
-            flags=cv2.INTER_LINEAR,
-            borderMode=cv2.BORDER_CONSTANT,
-            borderValue=border,
-        )
+    view = cv2.warpAffine(
+        source, warp, (CROP, CROP), flags=interpolation, borderMode=cv2.BORDER_CONSTANT, borderValue=border
+    )
     centres = photo.centres @ matrix[:, :2].T + matrix[:, 2] if len(photo.centres) else photo.centres
     sizes = photo.sizes * scale
     if abs(round(turn / 90) % 2) == 1:
         sizes = sizes[:, ::-1]
-    if tilted is not None and len(centres):
-        # A top face's box is the extent of its corners as the tilted camera sees them.
-        half = np.nan_to_num(sizes) / 2
-        low, high = _extent_through(tilted, centres - half, centres + half)
-        centres = _through(tilted, centres)
-        sizes = np.where(np.isfinite(sizes), high - low, np.nan)
     ignore = np.zeros((0, 4), np.float32)
-    if len(photo.ignore) and tilted is None:
+    if len(photo.ignore):
         corners = np.concatenate([photo.ignore[:, :2], photo.ignore[:, 2:]]) @ matrix[:, :2].T + matrix[:, 2]
         a, b = corners[: len(photo.ignore)], corners[len(photo.ignore) :]
         ignore = np.concatenate([np.minimum(a, b), np.maximum(a, b)], 1)
-    elif len(photo.ignore):
-        seen = _extent_through(tilted @ np.vstack([matrix, [0, 0, 1]]), photo.ignore[:, :2], photo.ignore[:, 2:])
-        ignore = np.concatenate(seen, 1)
-    return _colour(view, rng), centres, sizes, ignore, photo.die_side * scale
-
-
-def mosaic(
-    views: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]], rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """One crop tiled from a random CROP/2 square of each of four views, so that the dice of
-    one table lie beside another table and its dice. A die cut by its square's edge keeps its
-    label when its centre lies inside, and is left out of the loss when it does not."""
-    half = CROP // 2
-    image = np.empty((CROP, CROP, 3), np.uint8)
-    centres, sizes, ignores = [], [], []
-    for k, (view, seen, size, ignore, side) in enumerate(views):
-        ox, oy = (int(v) for v in rng.integers(0, CROP - half + 1, 2))
-        qx, qy = half * (k % 2), half * (k // 2)
-        image[qy : qy + half, qx : qx + half] = view[oy : oy + half, ox : ox + half]
-        shift = np.array([qx - ox, qy - oy], np.float32)
-        low, high = np.array([ox, oy], np.float32), np.array([ox + half, oy + half], np.float32)
-        inside = np.all((seen >= low) & (seen < high), axis=1)
-        centres.append(seen[inside] + shift)
-        sizes.append(size[inside])
-        extent = np.where(np.isfinite(size), size, side) / 2
-        skipped = np.concatenate([np.concatenate([seen - extent, seen + extent], 1)[~inside], ignore.reshape(-1, 4)])
-        start, end = np.maximum(skipped[:, :2], low), np.minimum(skipped[:, 2:], high)
-        shown = np.all(start < end, axis=1)
-        ignores.append(np.concatenate([start + shift, end + shift], 1)[shown])
-    return (
-        image,
-        np.concatenate(centres).astype(np.float32),
-        np.concatenate(sizes).astype(np.float32),
-        np.concatenate(ignores).astype(np.float32),
-    )
+    return _colour(view, rng), centres, sizes, ignore
 
 
 def targets(centres: np.ndarray, sizes: np.ndarray, ignore: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -289,21 +203,12 @@ def batch(
     sources: list[tuple[list[Photo], bool]],
     size: int,
     rng: np.random.Generator,
-    slant: float = 0.0,
-    tiled: float = 0.0,
 ) -> tuple[torch.Tensor, ...]:
-    """`size` crops and their targets; `tiled` of them are mosaics of four views."""
-
-    def view() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
-        photos, synthetic = sources[int(rng.integers(len(sources)))]
-        return _sample(photos[int(rng.integers(len(photos)))], rng, synthetic, slant)
-
+    """`size` crops and their targets."""
     images, heats, weights, boxes, masks = [], [], [], [], []
     for _ in range(size):
-        if tiled > 0 and rng.random() < tiled:
-            image, centres, sizes, ignore = mosaic([view() for _ in range(4)], rng)
-        else:
-            image, centres, sizes, ignore = view()[:4]
+        photos, synthetic = sources[int(rng.integers(len(sources)))]
+        image, centres, sizes, ignore = sample(photos[int(rng.integers(len(photos)))], rng, synthetic)
         heat, weight, box, has_box = targets(centres, sizes, ignore)
         images.append(image)
         heats.append(heat)
@@ -388,8 +293,7 @@ CHECKPOINT_STEPS = 500
 # What a checkpoint must agree on to be gone on from: everything that shapes the training.
 RECIPE = (
     "data", "synthetic", "without", "minutes", "steps", "batch", "lr", "seed", "init",
-    "average_after", "constant_lr", "narrow", "wide", "teacher", "slant_real",
-    "mosaic",
+    "average_after", "constant_lr", "narrow", "wide", "teacher",
 )  # fmt: skip
 
 
@@ -496,25 +400,7 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="also learn this exported detector's answers on every crop (of the shipped widths)",
     )
-    parser.add_argument(
-        "--slant-real",
-        type=float,
-        default=0.0,
-        metavar="SHARE",
-        help="see that share of the real photos' crops through a camera tilted up to 40 degrees",
-    )
-    parser.add_argument(
-        "--mosaic",
-        type=float,
-        default=0.0,
-        metavar="SHARE",
-        help="tile that share of the crops from quarters of four crops of any set, real or rendered",
-    )
     args = parser.parse_args(argv)
-    if not 0.0 <= args.slant_real <= 1.0:
-        parser.error(f"--slant-real must be a share in [0, 1], not {args.slant_real}")
-    if not 0.0 <= args.mosaic <= 1.0:
-        parser.error(f"--mosaic must be a share in [0, 1], not {args.mosaic}")
     if args.average_after is not None and (args.init is None or not 0.0 <= args.average_after < 1.0):
         parser.error("--average-after needs --init (its batch norms stay frozen) and a share in [0, 1)")
     if args.steps is not None and args.steps < 1:
@@ -568,7 +454,7 @@ def main(argv: list[str] | None = None) -> int:
         lr = args.lr * min(1.0, (done.step + 1) / 50) * decay
         for group in optimiser.param_groups:
             group["lr"] = lr
-        x, heat, weight, box, has_box = batch(sources, args.batch, rng, args.slant_real, args.mosaic)
+        x, heat, weight, box, has_box = batch(sources, args.batch, rng)
         if args.init:  # the folded statistics hold; only weights and batch-norm scales learn
             freeze_batch_norms(net)
         out = net(x)
@@ -610,8 +496,6 @@ def main(argv: list[str] | None = None) -> int:
         "batch": args.batch,
         "learning_rate": args.lr,
         "constant_learning_rate": args.constant_lr,
-        "slant_real": args.slant_real,
-        "mosaic": args.mosaic,
         "averaged_steps": done.averaged_steps,
         "minutes": round((time.time() - t0) / 60, 1),
         "final_loss": [round(float(v), 4) for v in np.mean(done.history[-200:], axis=0)],

@@ -96,8 +96,8 @@ def test_a_checkpoint_of_other_settings_is_refused_and_kept(
     with pytest.raises(KeyboardInterrupt):
         main([*args, "--out", str(tmp_path / "a.onnx")])
     saved = checkpoint.read_bytes()
-    with pytest.raises(SystemExit, match=r"other settings \(lr, seed, slant_real\)"):
-        main([*args, "--seed", "5", "--lr", "1e-3", "--slant-real", "0.5", "--out", str(tmp_path / "b.onnx")])
+    with pytest.raises(SystemExit, match=r"other settings \(constant_lr, lr, seed\)"):
+        main([*args, "--seed", "5", "--lr", "1e-3", "--constant-lr", "--out", str(tmp_path / "b.onnx")])
     assert checkpoint.read_bytes() == saved and not (tmp_path / "b.onnx").exists()
 
 
@@ -114,10 +114,8 @@ def test_a_file_that_is_no_checkpoint_is_refused_and_kept(tmp_path: Path, tiny_r
     [
         (["--steps", "0"], "--steps must be at least 1"),
         (["--narrow", "--wide"], "not allowed with"),
-        (["--slant-real", "1.5"], "--slant-real must be a share in [0, 1]"),
-        (["--mosaic", "-0.1"], "--mosaic must be a share in [0, 1]"),
     ],
-    ids=["a step budget below one", "narrow and wide together", "a slanted share over one", "a negative mosaic share"],
+    ids=["a step budget below one", "narrow and wide together"],
 )
 def test_bad_arguments_are_refused(arguments: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as stopped:
@@ -171,81 +169,3 @@ def test_the_dice_a_set_leaves_unlabelled_are_left_out_of_the_loss(tmp_path: Pat
     assert photo.image.shape[:2] == (512, 1024)
     assert photo.ignore.shape == (1, 4)
     assert photo.ignore[0].tolist() == pytest.approx([870.4, 204.8, 972.8, 307.2], abs=0.01)
-
-
-def test_a_tilted_camera_keeps_the_crop_centre_and_foreshortens_across_its_axis() -> None:
-    rng = np.random.default_rng(4)
-    for _ in range(20):
-        tilted = train_detector.tilt(rng)
-        centre = train_detector.CROP / 2
-        (moved,) = train_detector._through(tilted, np.array([[centre, centre]]))
-        assert moved == pytest.approx([centre, centre], abs=1e-4)  # float32 inside OpenCV
-        # A small square at the centre keeps its area at most, and keeps it when the tilt is nil.
-        square = centre + np.array([[-5, -5], [5, -5], [5, 5], [-5, 5]], np.float64)
-        seen = train_detector._through(tilted, square)
-        assert cv2.contourArea(seen.astype(np.float32)) <= 100 * 1.0001
-    level = train_detector.tilt(rng, most_degrees=0.0)
-    assert level == pytest.approx(np.eye(3), abs=1e-6)
-
-
-def test_a_slanted_view_of_a_photo_keeps_its_labels_on_its_dice() -> None:
-    image = np.full((600, 800, 3), 90, np.uint8)
-    centres = np.array([[200.0, 150.0], [420.0, 330.0], [610.0, 480.0]], np.float32)
-    for x, y in centres:
-        cv2.rectangle(image, (int(x) - 20, int(y) - 20), (int(x) + 20, int(y) + 20), (255, 255, 255), -1)
-    photo = train_detector.Photo(
-        image, centres, np.full((3, 2), 40.0, np.float32), 40.0, np.array([[580, 450, 640, 510]], np.float32)
-    )
-    rng = np.random.default_rng(5)
-    checked = 0
-    for _ in range(60):
-        view, seen, sizes, ignore = train_detector.sample(photo, rng, synthetic=False, slant=1.0)
-        grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
-        for (x, y), (w, h) in zip(seen, sizes):
-            if 4 <= x < train_detector.CROP - 4 and 4 <= y < train_detector.CROP - 4 and min(w, h) > 8:
-                # The colour jitter keeps a white die far lighter than the grey table.
-                die = grey[int(y) - 1 : int(y) + 2, int(x) - 1 : int(x) + 2]
-                assert die.mean() > grey.mean(), (x, y)
-                checked += 1
-        assert ignore.shape == (1, 4) and np.all(ignore[:, 2:] >= ignore[:, :2])
-    assert checked > 20
-
-
-def _view_of_squares(centres: list[tuple[float, float]], side: float, known: bool) -> tuple[np.ndarray, ...]:
-    crop = train_detector.CROP
-    view = np.full((crop, crop, 3), 90, np.uint8)
-    for x, y in centres:
-        half = side / 2
-        corner, far = (round(x - half), round(y - half)), (round(x + half) - 1, round(y + half) - 1)
-        cv2.rectangle(view, corner, far, (255, 255, 255), -1)
-    sizes = np.full((len(centres), 2), side if known else np.nan, np.float32)
-    return view, np.array(centres, np.float32).reshape(-1, 2), sizes, np.zeros((0, 4), np.float32), side
-
-
-def test_a_mosaic_labels_the_dice_it_shows_and_leaves_the_cut_ones_out_of_the_loss() -> None:
-    # Four views of white squares on grey; the third one's sizes are unknown, as the webcam set's.
-    layouts = [
-        [(40.0, 40.0), (100.0, 96.0), (150.0, 160.0)],
-        [(96.0, 96.0)],
-        [(30.0, 120.0), (90.0, 60.0), (170.0, 30.0)],
-        [],
-    ]
-    rng = np.random.default_rng(6)
-    labelled = 0
-    for _ in range(40):
-        views = [_view_of_squares(c, 24.0 + 8 * k, known=k != 2) for k, c in enumerate(layouts)]
-        image, centres, sizes, ignore = train_detector.mosaic(views, rng)
-        assert image.shape == (train_detector.CROP, train_detector.CROP, 3)
-        assert len(centres) == len(sizes) and np.all((centres >= 0) & (centres < train_detector.CROP))
-        covered = np.zeros(image.shape[:2], bool)
-        for (x, y), (w, h) in zip(centres, sizes):
-            assert image[int(y), int(x), 0] == 255  # a label lies on a die
-            if np.isnan(w):
-                w = h = 40.0  # the third view's side
-            covered[max(0, int(y - h / 2)) : int(y + h / 2) + 1, max(0, int(x - w / 2)) : int(x + w / 2) + 1] = True
-            labelled += 1
-        for x0, y0, x1, y1 in ignore:
-            covered[int(y0) : int(np.ceil(y1)), int(x0) : int(np.ceil(x1))] = True
-        # No piece of a die is left to the loss as table: each is labelled or skipped.
-        assert not np.any((image[..., 0] == 255) & ~covered)
-    assert labelled > 40

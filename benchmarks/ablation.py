@@ -82,6 +82,7 @@ VARIANTS: list[tuple[str, str, ReaderSettings, DetectorSettings]] = [
     ("shipped, near misses of any size", "combined", _near_misses(size_ratio=math.inf), DetectorSettings()),
     ("shipped, near misses however far", "combined", _near_misses(reach=math.inf), DetectorSettings()),
     ("shipped, near misses down to 0.1", "combined", _near_misses(floor=0.1), DetectorSettings()),
+    ("shipped, near misses only 0.9 sure", "combined", _near_misses(sureness=0.9), DetectorSettings()),
 ]
 
 

@@ -19,7 +19,7 @@ def test_every_row_before_the_shipped_one_reads_without_near_misses() -> None:
     assert before and all(settings.near_misses is None for _, _, settings, _ in before)
 
 
-def test_each_near_miss_row_loosens_one_bound_of_the_shipped_ones() -> None:
+def test_each_near_miss_row_changes_one_bound_of_the_shipped_ones() -> None:
     rows = [settings.near_misses for label, _, settings, _ in VARIANTS if label.startswith("shipped, near misses")]
     shipped = NearMisses()
     changed = [
@@ -27,4 +27,4 @@ def test_each_near_miss_row_loosens_one_bound_of_the_shipped_ones() -> None:
         for row in rows
         if row is not None
     ]
-    assert changed == [["size_ratio"], ["reach"], ["floor"]]
+    assert changed == [["size_ratio"], ["reach"], ["floor"], ["sureness"]]

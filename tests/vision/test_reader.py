@@ -634,7 +634,9 @@ def test_a_near_miss_like_the_dice_beside_it_is_kept() -> None:
     assert NearMisses(size_ratio=2.0).like_the_dice([found_at(470, 380, 31)], dice, 0.5) != []
 
 
-@pytest.mark.parametrize("knob", [{"floor": 0.0}, {"floor": 1.0}, {"size_ratio": 0.9}, {"reach": 0.0}])
+@pytest.mark.parametrize(
+    "knob", [{"floor": 0.0}, {"floor": 1.0}, {"size_ratio": 0.9}, {"reach": 0.0}, {"sureness": 0.0}, {"sureness": 1.5}]
+)
 def test_near_misses_refuse_an_absurd_setting(knob: dict[str, float]) -> None:
     with pytest.raises(ValueError):
         NearMisses(**knob)
@@ -666,6 +668,20 @@ def test_near_misses_in_a_heap_of_dice_are_read(seed: int, live: bool) -> None:
         die = min(dice, key=lambda d: np.hypot(d.center[0] - reading.box.cx, d.center[1] - reading.box.cy))
         assert np.hypot(die.center[0] - reading.box.cx, die.center[1] - reading.box.cy) < 0.25 * die.size
         assert reading.value == die.value
+
+
+def test_a_near_miss_is_kept_only_as_sure_as_the_rule_asks() -> None:
+    frame = draw_scene(1280, 720, draw_heap(), seed=0)
+    detector = strict_detector_for(frame)
+    found = len(detector.detect(frame))
+
+    def read(sureness: float) -> list[DieReading]:
+        settings = ReaderSettings(near_misses=NearMisses(sureness=sureness))
+        return DiceReader(FakeClassifier(3, sure=0.85), detector=detector, settings=settings).read(frame)
+
+    assert len(read(0.9)) == found
+    assert len(read(0.8)) > found
+    assert all(reading.value == 3 for reading in read(0.8))
 
 
 def test_the_pips_reader_keeps_no_near_miss() -> None:

@@ -73,18 +73,20 @@ class NearMisses:
     together (a heap of glossy dice seen at a slant is where the detector scores dice lowest).
     A near miss is kept when its size is within `size_ratio` of the median size of the dice
     found, either way, it lies within `reach` times that size of one of them, and the
-    classifier reads it as a die as surely as it must to need no pips
-    (`ReaderSettings.sure_probability`). Chosen before the train splits and rendered tables
-    were read, and held to a bar on them: docs/vision.md, "Near misses like the dice beside
-    them"."""
+    classifier reads it as a die at least `sureness` sure. Each was chosen before the train
+    splits and rendered tables were read, and held to a bar on them: docs/vision.md, "Near
+    misses like the dice beside them"."""
 
     floor: float = 0.2
     size_ratio: float = 1.4
     reach: float = 2.0
+    sureness: float = 0.8
 
     def __post_init__(self) -> None:
         if not 0.0 < self.floor < 1.0:
             raise ValueError(f"a near miss's floor lies between 0 and 1, not {self.floor!r}")
+        if not 0.0 < self.sureness <= 1.0:
+            raise ValueError(f"a near miss's sureness lies above 0 and at most 1, not {self.sureness!r}")
         if not self.size_ratio >= 1.0:
             raise ValueError(f"size_ratio must be at least 1, not {self.size_ratio!r}")
         if not self.reach > 0.0:
@@ -391,8 +393,7 @@ class DiceReader:
         if not whole:
             return detections, asked
         said = _classified(classifier, frame_bgr, [outline.box for _, outline in whole])
-        sure = self.settings.sure_probability
-        dice = [(item, p) for item, p in zip(whole, said) if self.settings.reads_as_die(p, sure)]
+        dice = [(item, p) for item, p in zip(whole, said) if self.settings.reads_as_die(p, rule.sureness)]
         if not dice:
             return detections, asked
         if _stands(asked, detections):

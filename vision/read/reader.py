@@ -73,8 +73,9 @@ class NearMisses:
     together (a heap of glossy dice seen at a slant is where the detector scores dice lowest).
     A near miss is kept when its size is within `size_ratio` of the median size of the dice
     found, either way, it lies within `reach` times that size of one of them, and the
-    classifier reads it as a die at least `sureness` sure. Each was chosen before the train
-    splits and rendered tables were read, and held to a bar on them: docs/vision.md, "Near
+    classifier reads it as a die at least `sureness` sure. The three bounds were set before the
+    train splits and rendered tables were read, the sureness from a count on aws-vegas `train`,
+    and each was held to a bar written before those were read with it: docs/vision.md, "Near
     misses like the dice beside them"."""
 
     floor: float = 0.2

@@ -34,7 +34,8 @@ def load(path: Path, wanted: dict[str, str]) -> dict[str, Any]:
             "remove it or name another --checkpoint"
         ) from error
     if saved != wanted:
-        differ = sorted(name for name in wanted if saved.get(name) != wanted[name])
+        # A setting the script no longer has (or did not have yet) differs too.
+        differ = sorted(name for name in saved.keys() | wanted.keys() if saved.get(name) != wanted.get(name))
         raise SystemExit(
             f"{path} was saved by a training with other settings ({', '.join(differ)}): "
             "remove it or name another --checkpoint"

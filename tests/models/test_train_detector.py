@@ -15,6 +15,7 @@ pytest.importorskip("onnx")
 import torch  # noqa: E402
 
 import models.train_detector as train_detector  # noqa: E402
+from models import checkpoints  # noqa: E402
 from models.train_detector import distillation_loss, load_domain, main, progress_of  # noqa: E402
 from vision.read.detect import DiceDetector  # noqa: E402
 from vision.read.models import default_model_path  # noqa: E402
@@ -99,6 +100,24 @@ def test_a_checkpoint_of_other_settings_is_refused_and_kept(
     with pytest.raises(SystemExit, match=r"other settings \(constant_lr, lr, seed\)"):
         main([*args, "--seed", "5", "--lr", "1e-3", "--constant-lr", "--out", str(tmp_path / "b.onnx")])
     assert checkpoint.read_bytes() == saved and not (tmp_path / "b.onnx").exists()
+
+
+def test_a_checkpoint_of_a_setting_the_script_no_longer_has_names_it(
+    tmp_path: Path, tiny_run: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(train_detector, "CHECKPOINT_STEPS", 1)
+    checkpoint = tmp_path / "trial.pt"
+    args = ["--steps", "2", *tiny_run, "--checkpoint", str(checkpoint)]
+    monkeypatch.setattr(train_detector, "RECIPE", (*train_detector.RECIPE, "mosaic"))
+    monkeypatch.setattr(checkpoints, "recipe", lambda parsed, names: {n: str(getattr(parsed, n, "0.5")) for n in names})
+    monkeypatch.setattr(train_detector, "export", lambda net, path: (_ for _ in ()).throw(KeyboardInterrupt))
+    with pytest.raises(KeyboardInterrupt):
+        main([*args, "--out", str(tmp_path / "a.onnx")])
+    saved = checkpoint.read_bytes()
+    monkeypatch.setattr(train_detector, "RECIPE", train_detector.RECIPE[:-1])
+    with pytest.raises(SystemExit, match=r"other settings \(mosaic\)"):
+        main([*args, "--out", str(tmp_path / "b.onnx")])
+    assert checkpoint.read_bytes() == saved
 
 
 def test_a_file_that_is_no_checkpoint_is_refused_and_kept(tmp_path: Path, tiny_run: list[str]) -> None:

@@ -87,16 +87,23 @@ def test_a_stopped_training_goes_on_from_its_checkpoint_to_the_same_model(
     assert info["steps"] == 5 and info["final_loss"] == pytest.approx(unbroken["final_loss"], rel=1e-4)
 
 
-def test_a_checkpoint_of_other_settings_is_refused_and_kept(
+def _stopped_with_a_checkpoint(
     tmp_path: Path, tiny_run: list[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+) -> tuple[list[str], Path, bytes]:
+    """A tiny run stopped just before its export: its arguments, checkpoint and the bytes saved."""
     monkeypatch.setattr(train_detector, "CHECKPOINT_STEPS", 1)
     checkpoint = tmp_path / "trial.pt"
     args = ["--steps", "2", *tiny_run, "--checkpoint", str(checkpoint)]
     monkeypatch.setattr(train_detector, "export", lambda net, path: (_ for _ in ()).throw(KeyboardInterrupt))
     with pytest.raises(KeyboardInterrupt):
         main([*args, "--out", str(tmp_path / "a.onnx")])
-    saved = checkpoint.read_bytes()
+    return args, checkpoint, checkpoint.read_bytes()
+
+
+def test_a_checkpoint_of_other_settings_is_refused_and_kept(
+    tmp_path: Path, tiny_run: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    args, checkpoint, saved = _stopped_with_a_checkpoint(tmp_path, tiny_run, monkeypatch)
     with pytest.raises(SystemExit, match=r"other settings \(constant_lr, lr, seed\)"):
         main([*args, "--seed", "5", "--lr", "1e-3", "--constant-lr", "--out", str(tmp_path / "b.onnx")])
     assert checkpoint.read_bytes() == saved and not (tmp_path / "b.onnx").exists()
@@ -105,15 +112,9 @@ def test_a_checkpoint_of_other_settings_is_refused_and_kept(
 def test_a_checkpoint_of_a_setting_the_script_no_longer_has_names_it(
     tmp_path: Path, tiny_run: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(train_detector, "CHECKPOINT_STEPS", 1)
-    checkpoint = tmp_path / "trial.pt"
-    args = ["--steps", "2", *tiny_run, "--checkpoint", str(checkpoint)]
     monkeypatch.setattr(train_detector, "RECIPE", (*train_detector.RECIPE, "mosaic"))
     monkeypatch.setattr(checkpoints, "recipe", lambda parsed, names: {n: str(getattr(parsed, n, "0.5")) for n in names})
-    monkeypatch.setattr(train_detector, "export", lambda net, path: (_ for _ in ()).throw(KeyboardInterrupt))
-    with pytest.raises(KeyboardInterrupt):
-        main([*args, "--out", str(tmp_path / "a.onnx")])
-    saved = checkpoint.read_bytes()
+    args, checkpoint, saved = _stopped_with_a_checkpoint(tmp_path, tiny_run, monkeypatch)
     monkeypatch.setattr(train_detector, "RECIPE", train_detector.RECIPE[:-1])
     with pytest.raises(SystemExit, match=r"other settings \(mosaic\)"):
         main([*args, "--out", str(tmp_path / "b.onnx")])
